@@ -1,0 +1,73 @@
+// API key format: `scn_` + 30 random base62 characters (~178 bits) + 6 base62 characters of a
+// CRC-32 of everything before them. The prefix lets secret scanners find leaked keys; the checksum
+// lets us refuse a mistyped or made-up key without touching the database. Only the SHA-256 of a
+// key is stored. This module has no imports, so the Node scripts can use it as it is.
+const KEY_PREFIX = 'scn_';
+const RANDOM_LENGTH = 30;
+const CHECKSUM_LENGTH = 6;
+const DISPLAY_LENGTH = KEY_PREFIX.length + 6;
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const KEY_PATTERN = new RegExp(`^${KEY_PREFIX}[0-9A-Za-z]{${RANDOM_LENGTH + CHECKSUM_LENGTH}}$`);
+
+const CRC_TABLE = (() => {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+})();
+
+function crc32(text: string): number {
+  let crc = 0xffffffff;
+  for (let i = 0; i < text.length; i++) crc = (CRC_TABLE[(crc ^ text.charCodeAt(i)) & 0xff] ?? 0) ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+function checksum(body: string): string {
+  let n = crc32(body);
+  let out = '';
+  for (let i = 0; i < CHECKSUM_LENGTH; i++) {
+    out = BASE62[n % 62] + out;
+    n = Math.floor(n / 62);
+  }
+  return out;
+}
+
+function randomBase62(length: number): string {
+  let out = '';
+  const bytes = new Uint8Array(length * 2);
+  while (out.length < length) {
+    crypto.getRandomValues(bytes);
+    // Rejection sampling: 248 = 4 × 62, so every character is equally likely.
+    for (const b of bytes) if (b < 248 && out.length < length) out += BASE62[b % 62];
+  }
+  return out;
+}
+
+export function generateApiKey(): string {
+  const body = KEY_PREFIX + randomBase62(RANDOM_LENGTH);
+  return body + checksum(body);
+}
+
+/** True when the key has our shape and its checksum holds; says nothing about whether it exists. */
+export function isWellFormedApiKey(key: string): boolean {
+  if (!KEY_PATTERN.test(key)) return false;
+  const body = key.slice(0, -CHECKSUM_LENGTH);
+  return checksum(body) === key.slice(-CHECKSUM_LENGTH);
+}
+
+/** The part of a key safe to show in lists, e.g. `scn_4fQ9xZ`. */
+export function displayPrefix(key: string): string {
+  return key.slice(0, DISPLAY_LENGTH);
+}
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  let hex = '';
+  for (const b of new Uint8Array(digest)) hex += b.toString(16).padStart(2, '0');
+  return hex;
+}
+
+export const hashApiKey = sha256Hex;

@@ -1,0 +1,104 @@
+// Every table of the service, defined once. drizzle-kit generates the migrations in drizzle/ from
+// this file, and the query modules beside it infer their row types from it.
+// Times are integer milliseconds since the epoch (UTC); the HTTP layer formats them.
+import { sql } from 'drizzle-orm';
+import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+export const accounts = sqliteTable(
+  'accounts',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    name: text('name').notNull(),
+    email: text('email').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  // E-mail addresses are unique regardless of case, as mail systems treat them.
+  (t) => [uniqueIndex('accounts_email_unique').on(sql`lower(${t.email})`)],
+);
+
+export const apiKeys = sqliteTable(
+  'api_keys',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    // SHA-256 of the whole key, hex. The key itself is never stored.
+    keyHash: text('key_hash').notNull(),
+    // The first characters of the key, so people can tell their keys apart.
+    prefix: text('prefix').notNull(),
+    name: text('name'),
+    scope: text('scope', { enum: ['read', 'read_write'] }).notNull().default('read_write'),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at'),
+    lastUsedAt: integer('last_used_at'),
+    revokedAt: integer('revoked_at'),
+  },
+  (t) => [
+    uniqueIndex('api_keys_key_hash_unique').on(t.keyHash),
+    index('api_keys_account_idx').on(t.accountId, t.id),
+    check('api_keys_scope_check', sql`${t.scope} in ('read', 'read_write')`),
+  ],
+);
+
+// US states and DC by FIPS code; rows are seeded by a migration (drizzle/0001_seed_states.sql).
+export const states = sqliteTable('states', {
+  id: integer('id').primaryKey(),
+  name: text('name').notNull(),
+  slug: text('slug').notNull().unique(),
+});
+
+export const scenarios = sqliteTable(
+  'scenarios',
+  {
+    // AUTOINCREMENT: ids are never reused, so a cursor id keeps meaning after deletes.
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    token: text('token').notNull(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    stateId: integer('state_id')
+      .notNull()
+      .references(() => states.id),
+    // The validated scenario_data as JSON text (list form: token as a string).
+    scenarioData: text('scenario_data').notNull(),
+    // Bumped by every save; the ETag and If-Match compare against it.
+    version: integer('version').notNull().default(1),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('scenarios_token_unique').on(t.token),
+    // Keyset pagination: newest first within an account.
+    index('scenarios_account_id_idx').on(t.accountId, t.id),
+  ],
+);
+
+// Replies to creates sent with an Idempotency-Key, kept 24 hours.
+export const idempotencyRecords = sqliteTable(
+  'idempotency_records',
+  {
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    // SHA-256 of the normalised request body: the same key with another body is a conflict.
+    requestHash: text('request_hash').notNull(),
+    scenarioToken: text('scenario_token').notNull(),
+    responseStatus: integer('response_status').notNull(),
+    responseBody: text('response_body').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.accountId, t.key] }),
+    index('idempotency_records_created_idx').on(t.createdAt),
+    // Deleting a scenario removes the stored replies that contain its data.
+    index('idempotency_records_scenario_idx').on(t.accountId, t.scenarioToken),
+  ],
+);
+
+export type Account = typeof accounts.$inferSelect;
+export type ApiKey = typeof apiKeys.$inferSelect;
+export type Scenario = typeof scenarios.$inferSelect;
+export type IdempotencyRecord = typeof idempotencyRecords.$inferSelect;
+export type KeyScope = ApiKey['scope'];

@@ -1,0 +1,41 @@
+// The app's one error handler and its not-found handler: everything leaves as problem+json.
+import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { AppEnv } from '../env.ts';
+import { ApiError, problemResponse } from './problem.ts';
+import { routeMiss } from './routing.ts';
+
+/** Hono's own exceptions come from body parsing (malformed JSON, content type); name them ours. */
+function fromHttpException(error: HTTPException): ApiError {
+  if (error.status === 400 || error.status === 415) {
+    return new ApiError('invalid_json', 'The request body must be a JSON object sent as Content-Type: application/json');
+  }
+  if (error.status === 413) return new ApiError('payload_too_large', 'The request body is too large');
+  return new ApiError('internal_error', 'Something went wrong on our side');
+}
+
+export const handleError: ErrorHandler<AppEnv> = (error, c) => {
+  if (error instanceof ApiError) return problemResponse(c, error);
+  if (error instanceof HTTPException) return problemResponse(c, fromHttpException(error));
+  logUnexpected(c, error);
+  return problemResponse(c, new ApiError('internal_error', 'Something went wrong on our side; quote the request id if you report it'));
+};
+
+export const handleNotFound: NotFoundHandler<AppEnv> = (c) => problemResponse(c, routeMiss(c));
+
+/**
+ * One structured line per unexpected error. Only the error's class name: messages of database
+ * errors can carry SQL and bound values (key hashes, scenario data), which must never be logged.
+ */
+function logUnexpected(c: Context<AppEnv>, error: Error): void {
+  console.error(
+    JSON.stringify({
+      level: 'error',
+      msg: 'unhandled error',
+      request_id: c.get('requestId'),
+      method: c.req.method,
+      route: c.req.routePath,
+      error: error.name,
+    }),
+  );
+}

@@ -1,0 +1,306 @@
+// The scenario resource: list, view, create, save, delete. Each route is defined (createRoute)
+// right above its handler; the same zod schemas validate the request and document it.
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { requireApiKey } from '../auth/bearer.ts';
+import { sha256Hex } from '../auth/api-key.ts';
+import { signChartUrl } from '../chart/signing.ts';
+import { isUniqueViolation } from '../db/errors.ts';
+import { findIdempotencyRecord, insertIdempotencyRecordQuery } from '../db/idempotency.ts';
+import type { IdempotencyRecord } from '../db/schema.ts';
+import {
+  deleteScenario,
+  findScenario,
+  insertScenario,
+  insertScenarioQuery,
+  listScenarios,
+  updateScenarioData,
+  type NewScenario,
+} from '../db/scenarios.ts';
+import type { AppEnv } from '../env.ts';
+import { etagFor, noneMatchHits, parseIfMatch } from '../http/conditional.ts';
+import { AUTHENTICATED_PROBLEMS, problemResponses } from '../http/openapi.ts';
+import { ApiError } from '../http/problem.ts';
+import { validationHook } from '../http/validation.ts';
+import { toStoredData, stateIdOf } from './data.ts';
+import {
+  DeletedResponseSchema,
+  ScenarioDetailResponseSchema,
+  ScenarioListSchema,
+  toDetailResponse,
+  toListItem,
+  type ScenarioDetailResponse,
+} from './forms.ts';
+import { expiredAt, parseRetentionDays } from './retention.ts';
+import { CreateScenarioBodySchema, SaveScenarioBodySchema, TOKEN_PATTERN, type ScenarioDataInput } from './schema.ts';
+import { generateScenarioToken } from './token.ts';
+
+const TokenParams = z.object({
+  token: z.string().regex(TOKEN_PATTERN).openapi({ param: { name: 'token', in: 'path' }, example: '482913075561204' }),
+});
+const CURSOR = /^[1-9][0-9]{0,15}$/;
+const cursor = (description: string) => z.string().regex(CURSOR, 'must be a positive integer (a list item id)').optional().openapi({ description });
+
+const ListQuery = z.strictObject({
+  limit: z
+    .string()
+    .regex(/^[0-9]{1,3}$/, 'must be an integer from 1 to 100')
+    .refine((v) => Number(v) >= 1 && Number(v) <= 100, 'must be an integer from 1 to 100')
+    .optional()
+    .openapi({ description: 'Page length, 1–100 (default 10)', example: '10' }),
+  starting_after: cursor('Next page: items older than this id'),
+  endding_before: cursor('Previous page: items newer than this id (spelled as in the spec)'),
+  ending_before: cursor('Same as endding_before'),
+});
+
+const NOT_FOUND = 'No scenario with that token';
+const notFound = () => new ApiError('not_found', NOT_FOUND);
+const jsonContent = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
+const ETagHeader = { ETag: { schema: { type: 'string' as const }, description: 'The stored version, for If-None-Match / If-Match' } };
+
+function origin(c: Context): string {
+  return new URL(c.req.url).origin;
+}
+
+function chartUrl(c: Context<AppEnv>, token: string, now: number): Promise<string> {
+  return signChartUrl(c.env, origin(c), c.get('caller').accountId, token, now);
+}
+
+function dataOf(body: { scenarioData?: ScenarioDataInput | undefined; scenario_data?: ScenarioDataInput | undefined }): ScenarioDataInput {
+  const data = body.scenarioData ?? body.scenario_data;
+  if (!data) throw new Error('validated body without data');
+  return data;
+}
+
+export const scenarioRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/',
+      summary: 'List scenarios',
+      description: 'Newest first, keyset-paginated by id. Give at most one of starting_after and endding_before.',
+      tags: ['Scenarios'],
+      middleware: [requireApiKey] as const,
+      request: { query: ListQuery },
+      responses: {
+        200: { description: 'A page of scenarios', content: jsonContent(ScenarioListSchema) },
+        ...problemResponses(...AUTHENTICATED_PROBLEMS, 'invalid_query'),
+      },
+    }),
+    async (c) => {
+      const query = c.req.valid('query');
+      const { endding_before: misspelt, ending_before: spelt } = query;
+      if (misspelt !== undefined && spelt !== undefined && misspelt !== spelt) {
+        throw new ApiError('invalid_query', 'endding_before and ending_before are the same parameter; give one', {
+          errors: [{ path: 'ending_before', message: 'conflicts with endding_before' }],
+        });
+      }
+      const endingBefore = misspelt ?? spelt;
+      if (query.starting_after !== undefined && endingBefore !== undefined) {
+        throw new ApiError('invalid_query', 'Give starting_after or endding_before, not both', {
+          errors: [{ path: 'starting_after', message: 'cannot be combined with endding_before' }],
+        });
+      }
+      const caller = c.get('caller');
+      const page = await listScenarios(c.get('db'), caller.accountId, {
+        limit: query.limit === undefined ? 10 : Number(query.limit),
+        startingAfter: query.starting_after === undefined ? undefined : Number(query.starting_after),
+        endingBefore: endingBefore === undefined ? undefined : Number(endingBefore),
+      });
+      const retention = parseRetentionDays(c.env.SCENARIO_RETENTION_DAYS);
+      const now = Date.now();
+      return c.json({ data: page.rows.map((row) => toListItem(row, expiredAt(row.updatedAt, retention, now))), has_more: page.hasMore }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/',
+      summary: 'Create a scenario',
+      description:
+        'Generates the token. With an Idempotency-Key, a retry returns the first reply instead of creating twice (24 hours, per account).',
+      tags: ['Scenarios'],
+      middleware: [requireApiKey] as const,
+      request: {
+        headers: z.object({
+          'idempotency-key': z.string().min(1).max(255).optional().openapi({ description: 'Any opaque string up to 255 characters' }),
+        }),
+        body: { required: true, content: jsonContent(CreateScenarioBodySchema) },
+      },
+      responses: {
+        201: {
+          description: 'Created (or the replay of an earlier create with the same Idempotency-Key)',
+          headers: { Location: { schema: { type: 'string' }, description: 'URL of the new scenario' }, ...ETagHeader },
+          content: jsonContent(ScenarioDetailResponseSchema),
+        },
+        ...problemResponses(...AUTHENTICATED_PROBLEMS, 'forbidden', 'invalid_json', 'invalid_header', 'validation_failed', 'idempotency_conflict', 'conflict', 'payload_too_large'),
+      },
+    }),
+    async (c) => {
+      const input = dataOf(c.req.valid('json'));
+      const idempotencyKey = c.req.valid('header')['idempotency-key'];
+      const db = c.get('db');
+      const { accountId } = c.get('caller');
+      const requestHash = idempotencyKey === undefined ? '' : await sha256Hex(JSON.stringify(input));
+
+      if (idempotencyKey !== undefined) {
+        const earlier = await findIdempotencyRecord(db, accountId, idempotencyKey);
+        if (earlier) return replay(c, earlier, requestHash);
+      }
+
+      for (let attempt = 0; ; attempt++) {
+        const now = Date.now();
+        const token = generateScenarioToken();
+        const stored = toStoredData(input, token);
+        const row: NewScenario = {
+          token,
+          accountId,
+          stateId: stateIdOf(input),
+          scenarioData: JSON.stringify(stored),
+          createdAt: now,
+          updatedAt: now,
+        };
+        const body = toDetailResponse(row, stored, await chartUrl(c, token, now), 'Scenario created');
+        try {
+          if (idempotencyKey === undefined) {
+            await insertScenario(db, row);
+          } else {
+            // The scenario and the stored reply commit together or not at all.
+            await db.batch([
+              insertScenarioQuery(db, row),
+              insertIdempotencyRecordQuery(db, {
+                accountId,
+                key: idempotencyKey,
+                requestHash,
+                scenarioToken: token,
+                responseStatus: 201,
+                responseBody: JSON.stringify(body),
+                createdAt: now,
+              }),
+            ]);
+          }
+          return c.json(body, 201, { Location: `${origin(c)}/scenarios/${token}`, ETag: etagFor(1) });
+        } catch (error) {
+          if (!isUniqueViolation(error) || attempt >= 3) throw error;
+          // Either a concurrent request with the same key won (replay its reply) or, against odds
+          // of 1 in 10^14 per scenario, the token was taken (try another).
+          if (idempotencyKey !== undefined) {
+            const winner = await findIdempotencyRecord(db, accountId, idempotencyKey);
+            if (winner) return replay(c, winner, requestHash);
+          }
+        }
+      }
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{token}',
+      summary: 'View a scenario',
+      tags: ['Scenarios'],
+      middleware: [requireApiKey] as const,
+      request: {
+        params: TokenParams,
+        headers: z.object({ 'if-none-match': z.string().optional().openapi({ description: 'An ETag from an earlier reply' }) }),
+      },
+      responses: {
+        200: { description: 'The scenario', headers: ETagHeader, content: jsonContent(ScenarioDetailResponseSchema) },
+        304: { description: 'Not modified since the ETag given in If-None-Match', headers: ETagHeader },
+        ...problemResponses(...AUTHENTICATED_PROBLEMS, 'not_found'),
+      },
+    }),
+    async (c) => {
+      const { token } = c.req.valid('param');
+      const row = await findScenario(c.get('db'), c.get('caller').accountId, token);
+      if (!row) throw notFound();
+      const etag = etagFor(row.version);
+      if (noneMatchHits(c.req.valid('header')['if-none-match'], etag)) return c.body(null, 304, { ETag: etag });
+      const url = await chartUrl(c, token, Date.now());
+      return c.json(toDetailResponse(row, row.scenarioData, url, 'Scenario found'), 200, { ETag: etag });
+    },
+  );
+
+function saveRoute(method: 'post' | 'put') {
+  return createRoute({
+    method,
+    path: '/save',
+    summary: method === 'post' ? 'Save a scenario' : 'Save a scenario (PUT alias)',
+    description: "Replaces the data of the caller's scenario with that token. With If-Match, only if it is still that version.",
+    tags: ['Scenarios'],
+    middleware: [requireApiKey] as const,
+    request: {
+      headers: z.object({ 'if-match': z.string().optional().openapi({ description: 'The ETag the change is based on' }) }),
+      body: { required: true, content: jsonContent(SaveScenarioBodySchema) },
+    },
+    responses: {
+      200: { description: 'Saved', headers: ETagHeader, content: jsonContent(ScenarioDetailResponseSchema) },
+      ...problemResponses(...AUTHENTICATED_PROBLEMS, 'forbidden', 'not_found', 'invalid_json', 'validation_failed', 'precondition_failed', 'payload_too_large'),
+    },
+  });
+}
+
+const saveHandler = async (c: Context<AppEnv>, body: z.infer<typeof SaveScenarioBodySchema>, ifMatch: string | undefined) => {
+  const token = String(body.token);
+  const input = dataOf(body);
+  const db = c.get('db');
+  const { accountId } = c.get('caller');
+  const condition = ifMatch === undefined ? undefined : parseIfMatch(ifMatch);
+  const stored = toStoredData(input, token);
+  const now = Date.now();
+  const saved = await updateScenarioData(db, accountId, token, {
+    scenarioData: JSON.stringify(stored),
+    stateId: stateIdOf(input),
+    now,
+    expectedVersions: condition && !condition.any ? condition.versions : undefined,
+  });
+  if (!saved) {
+    const current = condition ? await findScenario(db, accountId, token) : null;
+    if (!current) throw notFound();
+    throw new ApiError('precondition_failed', 'The scenario has changed since that ETag; fetch it again and reapply your change', {
+      headers: { ETag: etagFor(current.version) },
+    });
+  }
+  const url = await chartUrl(c, token, now);
+  return { body: toDetailResponse(saved, stored, url, 'Scenario saved'), etag: etagFor(saved.version) };
+};
+
+for (const method of ['post', 'put'] as const) {
+  scenarioRoutes.openapi(saveRoute(method), async (c) => {
+    const { body, etag } = await saveHandler(c, c.req.valid('json'), c.req.valid('header')['if-match']);
+    return c.json(body, 200, { ETag: etag });
+  });
+}
+
+function deleteRoute(path: '/{token}/delete' | '/{token}') {
+  return createRoute({
+    method: 'delete',
+    path,
+    summary: path === '/{token}' ? 'Delete a scenario (alias)' : 'Delete a scenario',
+    description: 'Removes the scenario and everything attached to it, permanently.',
+    tags: ['Scenarios'],
+    middleware: [requireApiKey] as const,
+    request: { params: TokenParams },
+    responses: {
+      200: { description: 'Deleted', content: jsonContent(DeletedResponseSchema) },
+      ...problemResponses(...AUTHENTICATED_PROBLEMS, 'forbidden', 'not_found'),
+    },
+  });
+}
+
+for (const path of ['/{token}/delete', '/{token}'] as const) {
+  scenarioRoutes.openapi(deleteRoute(path), async (c) => {
+    const deleted = await deleteScenario(c.get('db'), c.get('caller').accountId, c.req.valid('param').token);
+    if (!deleted) throw notFound();
+    return c.json({ data: { status: 'success' as const, message: 'Scenario deleted' as const } }, 200);
+  });
+}
+
+/** Returns the reply stored for an Idempotency-Key, with a freshly signed chart URL. */
+async function replay(c: Context<AppEnv>, record: IdempotencyRecord, requestHash: string) {
+  if (record.requestHash !== requestHash) {
+    throw new ApiError('idempotency_conflict', 'This Idempotency-Key was used with a different request body');
+  }
+  const body = JSON.parse(record.responseBody) as ScenarioDetailResponse;
+  body.data.scenario.chart_img = await chartUrl(c, record.scenarioToken, Date.now());
+  return c.json(body, 201, { Location: `${origin(c)}/scenarios/${record.scenarioToken}`, 'Idempotent-Replayed': 'true' });
+}

@@ -1,0 +1,180 @@
+// The zod schemas of scenario data: they validate requests at the edge and, through
+// @hono/zod-openapi, are the OpenAPI description of the same bodies. One definition for both.
+import { z } from '@hono/zod-openapi';
+import { findState } from './states.ts';
+
+export const PROGRAMS = [
+  'actc', 'ctc', 'eitc', 'state_tax', 'state_eitc', 'child_care', 'tanf', 'ssi', 'liheap', 'fica',
+  'snap', 'medic_aid', 'hix_ptc', 'chip', 'housing', 'wic', 'pandemic', 'fed_tax', 'nslp',
+] as const;
+
+export const TOKEN_PATTERN = /^[1-9][0-9]{14}$/;
+const DECIMAL_PATTERN = /^[0-9]{1,12}(\.[0-9]{1,6})?$/;
+const MAX_INT32 = 2_147_483_647;
+const MAX_HOURS_PER_WEEK = 168;
+
+/**
+ * Money or hours: a string holding a non-negative decimal ("1250.50"); a JSON number is accepted
+ * and stored as its string. Anything that would not round-trip as a plain decimal is refused.
+ */
+function amount(max?: number) {
+  const hint = max === undefined ? '' : ` of at most ${max}`;
+  return z
+    .union([z.string().regex(DECIMAL_PATTERN), z.number().min(0)], {
+      error: `must be a non-negative decimal number${hint}, as a string such as "12.50" (a JSON number is accepted)`,
+    })
+    .superRefine((value, ctx) => {
+      const text = typeof value === 'number' ? String(value) : value;
+      if (!DECIMAL_PATTERN.test(text)) {
+        ctx.addIssue({ code: 'custom', message: 'must be a plain decimal with at most 12 digits before the point and 6 after' });
+      } else if (max !== undefined && Number(text) > max) {
+        ctx.addIssue({ code: 'custom', message: `must be at most ${max}` });
+      }
+    })
+    .openapi({ example: '0' });
+}
+const money = () => amount();
+const hours = () => amount(MAX_HOURS_PER_WEEK);
+const flag = () => z.literal([0, 1], { error: 'must be 0 or 1' });
+const code = () => z.int().min(0).max(MAX_INT32);
+const positionId = () => z.int().min(1).optional().openapi({ description: '1-based position in the array; filled in when missing' });
+
+export const AdultSchema = z
+  .strictObject({
+    id: positionId(),
+    age: z.int().min(0).max(130),
+    nickname: z.string().max(100).optional(),
+    wage_rate: money(),
+    yes_or_no: flag(),
+    adult_type: code(),
+    is_married: flag(),
+    is_veteran: flag(),
+    unemp_comp: money(),
+    is_pregnant: flag().optional(),
+    monthly_ssi: money(),
+    child_support: money(),
+    other_unearned: money(),
+    monthly_disability: money(),
+    soc_sec_retirement: money(),
+    same_snap_household: flag(),
+    work_hours_per_week: hours(),
+    is_spouse_in_household: flag(),
+    same_legal_hh_fed_state: flag(),
+    training_hours_per_week: hours(),
+    aged_or_disability_income: code(),
+  })
+  .openapi('Adult');
+
+export const ChildSchema = z
+  .strictObject({
+    id: positionId(),
+    age: z.int().min(0).max(130),
+    sex: code(),
+    caretaker: code(),
+    in_school: code(),
+    yes_or_no: flag(),
+    is_disabled: flag(),
+    cc_rate_category: code(),
+    ssi_income_amount: money().optional(),
+    child_care_setting: code(),
+    relation_to_caretaker: code(),
+    same_legal_hh_fed_state: flag(),
+    purchase_and_prepare_meals_together: flag(),
+  })
+  .openapi('Child');
+
+const stateId = () => z.int().min(1).max(MAX_INT32);
+
+/** Ids must be 1-based positions; checked on the array so the position is known. */
+function checkPositions(items: unknown, ctx: z.RefinementCtx) {
+  if (!Array.isArray(items)) return;
+  items.forEach((item: unknown, index) => {
+    if (item === null || typeof item !== 'object' || !('id' in item)) return;
+    const id = item.id;
+    if (id !== undefined && id !== index + 1) {
+      ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `must be ${index + 1}, the 1-based position in the array (or left out)` });
+    }
+  });
+}
+
+export const ScenarioDataInputSchema = z
+  .strictObject({
+    year: z.int().min(1990).max(2100),
+    state_id: stateId().optional().openapi({ description: 'FIPS code of the state (required, or give `state`)', example: 36 }),
+    state: stateId().optional().openapi({ description: 'Synonym of state_id; when both are given they must agree' }),
+    token: z
+      .union([z.string(), z.int()])
+      .optional()
+      .openapi({ description: 'Ignored: the stored value is always the scenario token' }),
+    programs: z
+      .array(z.enum(PROGRAMS))
+      .min(1)
+      .max(PROGRAMS.length)
+      .superRefine((programs, ctx) => {
+        const seen = new Set<string>();
+        programs.forEach((p, index) => {
+          if (seen.has(p)) ctx.addIssue({ code: 'custom', path: [index], message: `"${p}" is listed twice` });
+          seen.add(p);
+        });
+      }),
+    adult: z.array(AdultSchema).min(1).max(20).superRefine(checkPositions, { when: () => true }),
+    child: z.array(ChildSchema).max(20).superRefine(checkPositions, { when: () => true }).optional(),
+    sub_division: z.int().min(1).max(MAX_INT32).optional(),
+  })
+  .superRefine(
+    (data, ctx) => {
+      const given = data as { state_id?: unknown; state?: unknown };
+      const { state_id: byId, state: bySynonym } = given;
+      if (byId === undefined && bySynonym === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['state_id'], message: 'is required (or give its synonym `state`)' });
+        return;
+      }
+      if (byId !== undefined && bySynonym !== undefined && byId !== bySynonym) {
+        ctx.addIssue({ code: 'custom', path: ['state'], message: 'must equal state_id when both are given' });
+        return;
+      }
+      const [key, value] = byId !== undefined ? ['state_id', byId] : ['state', bySynonym];
+      if (typeof value === 'number' && Number.isInteger(value) && !findState(value)) {
+        ctx.addIssue({ code: 'custom', path: [key], message: 'is not a known state (FIPS code of a US state or DC)' });
+      }
+    },
+    { when: () => true },
+  )
+  .openapi('ScenarioDataInput');
+
+export type ScenarioDataInput = z.infer<typeof ScenarioDataInputSchema>;
+export type AdultInput = z.infer<typeof AdultSchema>;
+export type ChildInput = z.infer<typeof ChildSchema>;
+
+/** A request body carries the data as `scenarioData` (the spec's name) or `scenario_data`. */
+function requireOneDataKey(body: { scenarioData?: unknown; scenario_data?: unknown }, ctx: z.RefinementCtx) {
+  const camel = body.scenarioData !== undefined;
+  const snake = body.scenario_data !== undefined;
+  if (!camel && !snake) ctx.addIssue({ code: 'custom', path: ['scenarioData'], message: 'is required' });
+  if (camel && snake) ctx.addIssue({ code: 'custom', path: ['scenario_data'], message: 'give scenarioData or scenario_data, not both' });
+}
+
+const dataFields = {
+  scenarioData: ScenarioDataInputSchema.optional(),
+  scenario_data: ScenarioDataInputSchema.optional().openapi({ description: 'Accepted as a synonym of scenarioData' }),
+};
+
+export const CreateScenarioBodySchema = z
+  .strictObject(dataFields)
+  .superRefine(requireOneDataKey, { when: () => true })
+  .openapi('CreateScenarioBody');
+
+export const SaveScenarioBodySchema = z
+  .strictObject({
+    token: z
+      .union([z.string().regex(TOKEN_PATTERN), z.int().min(100_000_000_000_000).max(999_999_999_999_999)], {
+        error: 'must be a scenario token: 15 digits, as a string or a number',
+      })
+      .openapi({ example: '482913075561204' }),
+    ...dataFields,
+  })
+  .superRefine(requireOneDataKey, { when: () => true })
+  .openapi('SaveScenarioBody');
+
+export type CreateScenarioBody = z.infer<typeof CreateScenarioBodySchema>;
+export type SaveScenarioBody = z.infer<typeof SaveScenarioBodySchema>;
