@@ -47,16 +47,21 @@ app.openAPIRegistry.registerComponent('securitySchemes', 'AdminToken', {
   description: 'The admin token (ADMIN_TOKEN secret), for the account dashboard only',
 });
 
-app.doc31('/openapi.json', (c) => ({
-  openapi: '3.1.0',
-  info: {
-    title: 'Scenario Service',
-    version: '1.0.0',
-    description: 'Household scenarios for public-benefit analysis. Errors are RFC 9457 problem details.',
-  },
-  servers: [{ url: new URL(c.req.url).origin }],
-  security: [{ ApiKey: [] }],
-}));
+// The document is generated from the route definitions once per isolate; only the server
+// URL differs between requests (the origin the caller used).
+let openApiDocument: ReturnType<typeof app.getOpenAPI31Document> | undefined;
+app.get('/openapi.json', (c) => {
+  openApiDocument ??= app.getOpenAPI31Document({
+    openapi: '3.1.0',
+    info: {
+      title: 'Scenario Service',
+      version: '1.0.0',
+      description: 'Household scenarios for public-benefit analysis. Errors are RFC 9457 problem details.',
+    },
+    security: [{ ApiKey: [] }],
+  });
+  return c.json({ ...openApiDocument, servers: [{ url: new URL(c.req.url).origin }] }, 200, { 'Cache-Control': 'public, max-age=300' });
+});
 
 app.onError(handleError);
 app.notFound(handleNotFound);

@@ -2,9 +2,9 @@
 // Guarded by ADMIN_TOKEN; API keys are not accepted here.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { requireAdmin } from '../auth/admin.ts';
-import { displayPrefix, generateApiKey, hashApiKey } from '../auth/api-key.ts';
+import { issueApiKey } from '../auth/issue-key.ts';
 import { findAccount, insertAccount } from '../db/accounts.ts';
-import { insertApiKey, listApiKeys, revokeApiKey } from '../db/api-keys.ts';
+import { listApiKeys, revokeApiKey } from '../db/api-keys.ts';
 import type { ApiKey } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { problemResponses } from '../http/openapi.ts';
@@ -120,16 +120,7 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
           errors: [{ path: 'expires_at', message: 'must be in the future' }],
         });
       }
-      const key = generateApiKey();
-      const row = await insertApiKey(c.get('db'), {
-        accountId: account.id,
-        keyHash: await hashApiKey(key),
-        prefix: displayPrefix(key),
-        name: body.name ?? null,
-        scope: body.scope,
-        expiresAt,
-        now,
-      });
+      const { key, row } = await issueApiKey(c.get('db'), account.id, { name: body.name ?? null, scope: body.scope, expiresAt, now });
       const { last_used_at: _used, revoked_at: _revoked, ...shown } = toKey(row);
       return c.json({ ...shown, key }, 201);
     },

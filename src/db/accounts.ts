@@ -1,5 +1,5 @@
 // Accounts: the owners of keys and scenarios.
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Db } from './client.ts';
 import { accounts, type Account } from './schema.ts';
 
@@ -19,4 +19,8 @@ export async function findAccount(db: Db, id: number): Promise<Account | null> {
 
 export async function listAccounts(db: Db): Promise<Account[]> {
   return db.select().from(accounts).orderBy(accounts.id).all();
+}
+
+export async function findAccountByEmail(db: Db, email: string): Promise<Account | null> {
+  return (await db.select().from(accounts).where(sql`lower(${accounts.email}) = lower(${email})`).get()) ?? null;
 }

@@ -83,6 +83,12 @@ export const ChildSchema = z
   })
   .openapi('Child');
 
+/**
+ * Cross-field checks run even when a field has failed, so every problem is reported at once;
+ * they still need an object to look at (a body of `null` or `[]` has failed already).
+ */
+const whenObject = { when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value) };
+
 const stateId = () => z.int().min(1).max(MAX_INT32);
 
 /** Ids must be 1-based positions; checked on the array so the position is known. */
@@ -138,7 +144,7 @@ export const ScenarioDataInputSchema = z
         ctx.addIssue({ code: 'custom', path: [key], message: 'is not a known state (FIPS code of a US state or DC)' });
       }
     },
-    { when: () => true },
+    whenObject,
   )
   .openapi('ScenarioDataInput');
 
@@ -161,7 +167,7 @@ const dataFields = {
 
 export const CreateScenarioBodySchema = z
   .strictObject(dataFields)
-  .superRefine(requireOneDataKey, { when: () => true })
+  .superRefine(requireOneDataKey, whenObject)
   .openapi('CreateScenarioBody');
 
 export const SaveScenarioBodySchema = z
@@ -173,7 +179,7 @@ export const SaveScenarioBodySchema = z
       .openapi({ example: '482913075561204' }),
     ...dataFields,
   })
-  .superRefine(requireOneDataKey, { when: () => true })
+  .superRefine(requireOneDataKey, whenObject)
   .openapi('SaveScenarioBody');
 
 export type CreateScenarioBody = z.infer<typeof CreateScenarioBodySchema>;

@@ -1,0 +1,119 @@
+// npm run keys -- <command> [options] [--remote]
+// Accounts and API keys from the command line, against the local D1 (what `npm start` serves)
+// or, with --remote, the deployed database. Same query functions as the admin API.
+import { parseArgs } from 'node:util';
+import { issueApiKey } from '../src/auth/issue-key.ts';
+import { findAccount, insertAccount, listAccounts } from '../src/db/accounts.ts';
+import { listApiKeys, revokeApiKey } from '../src/db/api-keys.ts';
+import type { KeyScope } from '../src/db/schema.ts';
+import { formatTimestamp, parseRfc3339 } from '../src/http/timestamps.ts';
+import { openDatabase } from './lib/database.ts';
+
+const USAGE = `Usage: npm run keys -- <command> [options] [--remote]
+
+  create-account --name NAME --email EMAIL
+  list-accounts
+  create-key     --account ID [--name NAME] [--scope read|read_write] [--expires RFC3339]
+  list-keys      --account ID
+  revoke-key     --key ID
+
+  --remote   use the deployed D1 database instead of the local one (needs wrangler login)`;
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    name: { type: 'string' },
+    email: { type: 'string' },
+    account: { type: 'string' },
+    key: { type: 'string' },
+    scope: { type: 'string' },
+    expires: { type: 'string' },
+    remote: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+
+function fail(message: string): never {
+  console.error(`${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+function required(name: keyof typeof values): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') fail(`--${name} is required`);
+  return value;
+}
+
+function id(name: 'account' | 'key'): number {
+  const text = required(name);
+  if (!/^[1-9][0-9]*$/.test(text)) fail(`--${name} must be a positive integer`);
+  return Number(text);
+}
+
+const ts = (ms: number | null) => (ms === null ? null : formatTimestamp(ms));
+
+async function main(): Promise<void> {
+  const command = positionals[0];
+  if (values.help || !command) {
+    console.log(USAGE);
+    return;
+  }
+  const { db, dispose } = await openDatabase({ remote: values.remote ?? false });
+  try {
+    const now = Date.now();
+    switch (command) {
+      case 'create-account': {
+        const email = required('email');
+        if (!/^[^\s@]+@[^\s@]+$/.test(email)) fail('--email is not an e-mail address');
+        const account = await insertAccount(db, { name: required('name'), email, now });
+        if (!account) fail(`An account with e-mail ${email} exists`);
+        console.log(JSON.stringify({ ...account, createdAt: ts(account.createdAt) }, null, 2));
+        break;
+      }
+      case 'list-accounts': {
+        const accounts = await listAccounts(db);
+        console.table(accounts.map((a) => ({ id: a.id, name: a.name, email: a.email, created_at: ts(a.createdAt) })));
+        break;
+      }
+      case 'create-key': {
+        const account = await findAccount(db, id('account'));
+        if (!account) fail('No account with that id');
+        const scope = (values.scope ?? 'read_write') as KeyScope;
+        if (scope !== 'read' && scope !== 'read_write') fail('--scope must be read or read_write');
+        const expiresAt = values.expires === undefined ? null : parseRfc3339(values.expires);
+        if (values.expires !== undefined && (expiresAt === null || expiresAt <= now)) fail('--expires must be a future RFC 3339 time');
+        const { key, row } = await issueApiKey(db, account.id, { name: values.name ?? null, scope, expiresAt, now });
+        console.log(`Key ${row.id} for ${account.email} (${scope}). It is shown this once; only its hash is stored:\n\n  ${key}\n`);
+        break;
+      }
+      case 'list-keys': {
+        const keys = await listApiKeys(db, id('account'));
+        console.table(
+          keys.map((k) => ({
+            id: k.id,
+            prefix: k.prefix,
+            name: k.name,
+            scope: k.scope,
+            created_at: ts(k.createdAt),
+            expires_at: ts(k.expiresAt),
+            last_used_at: ts(k.lastUsedAt),
+            revoked_at: ts(k.revokedAt),
+          })),
+        );
+        break;
+      }
+      case 'revoke-key': {
+        const row = await revokeApiKey(db, id('key'), now);
+        if (!row) fail('No key with that id');
+        console.log(`Key ${row.id} (${row.prefix}…) revoked at ${ts(row.revokedAt)}`);
+        break;
+      }
+      default:
+        fail(`Unknown command ${command}`);
+    }
+  } finally {
+    await dispose();
+  }
+}
+
+await main();

@@ -1,0 +1,85 @@
+// npm run smoke: the service as users run it. Starts `npm start` (wrangler dev) on a spare port,
+// takes the development key it prints, drives every route over real HTTP, and stops the server.
+// It catches what the in-process tests cannot: the dev server, .dev.vars, seeding, the bundle.
+import { spawn } from 'node:child_process';
+import assert from 'node:assert/strict';
+
+const PORT = process.env.SMOKE_PORT ?? '8797';
+const base = `http://127.0.0.1:${PORT}`;
+const server = spawn(process.execPath, ['scripts/start.ts'], { env: { ...process.env, PORT }, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+
+function stop(): void {
+  try {
+    process.kill(-server.pid!, 'SIGTERM');
+  } catch {
+    // already gone
+  }
+}
+
+const key = await new Promise<string>((resolve, reject) => {
+  let out = '';
+  const timer = setTimeout(() => reject(new Error(`no key printed within 120 s:\n${out}`)), 120_000);
+  server.stdout!.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+    const match = /Development API key: (\S+)/.exec(out);
+    if (match?.[1]) {
+      clearTimeout(timer);
+      resolve(match[1]);
+    }
+  });
+  server.on('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${out}`)));
+});
+
+let checks = 0;
+async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(base + path, {
+    method,
+    headers: { Authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, json: text && /json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) : text };
+}
+function check(label: string, condition: boolean): void {
+  assert.ok(condition, label);
+  checks++;
+  console.log(`ok ${checks} - ${label}`);
+}
+
+const adult = {
+  age: 40, wage_rate: '20', yes_or_no: 1, adult_type: 1, is_married: 0, is_veteran: 0, unemp_comp: '0',
+  monthly_ssi: '0', child_support: '0', other_unearned: '0', monthly_disability: '0', soc_sec_retirement: '0',
+  same_snap_household: 1, work_hours_per_week: '40', is_spouse_in_household: 0, same_legal_hh_fed_state: 1,
+  training_hours_per_week: '0', aged_or_disability_income: 0,
+};
+const data = { year: 2026, state_id: 6, programs: ['snap', 'eitc'], adult: [adult] };
+
+try {
+  const me = await call('GET', '/me');
+  check('GET /me with the printed key', me.status === 200 && me.json.email === 'dev@example.com');
+  const created = await call('POST', '/scenarios', { scenarioData: data }, { 'Idempotency-Key': `smoke-${Date.now()}` });
+  check('POST /scenarios → 201 with Location', created.status === 201 && created.headers.get('location') !== null);
+  const token: string = created.json.data.scenario.token;
+  const view = await call('GET', `/scenarios/${token}`);
+  check('GET /scenarios/{token} → detail with numeric token', view.status === 200 && view.json.data.scenario.scenario_data.token === Number(token));
+  check('If-None-Match → 304', (await call('GET', `/scenarios/${token}`, undefined, { 'If-None-Match': view.headers.get('etag')! })).status === 304);
+  const chart = await fetch(view.json.data.scenario.chart_img);
+  check('chart_img serves an SVG without a key', chart.status === 200 && (await chart.text()).startsWith('<svg'));
+  const saved = await call('PUT', '/scenarios/save', { token, scenarioData: { ...data, year: 2025 } }, { 'If-Match': view.headers.get('etag')! });
+  check('PUT /scenarios/save with If-Match → 200', saved.status === 200 && saved.json.data.scenario.scenario_data.year === 2025);
+  const stale = await call('POST', '/scenarios/save', { token, scenarioData: data }, { 'If-Match': view.headers.get('etag')! });
+  check('stale If-Match → 412', stale.status === 412 && stale.json.code === 'precondition_failed');
+  const list = await call('GET', '/scenarios?limit=1');
+  check('GET /scenarios → data + has_more', list.status === 200 && Array.isArray(list.json.data) && typeof list.json.has_more === 'boolean');
+  const bad = await call('POST', '/scenarios', { scenarioData: { ...data, year: 1800, extra: 1 } });
+  check('invalid data → 422 problem with paths', bad.status === 422 && bad.json.errors.length === 2);
+  check('GET /scenarios/save → 405', (await call('GET', '/scenarios/save')).status === 405);
+  check('no key → 401', (await call('GET', '/me', undefined, { Authorization: '' })).status === 401);
+  check('DELETE /scenarios/{token}/delete → 200', (await call('DELETE', `/scenarios/${token}/delete`)).status === 200);
+  check('deleted → 404', (await call('GET', `/scenarios/${token}`)).status === 404);
+  const doc = await call('GET', '/openapi.json');
+  check('GET /openapi.json → OpenAPI 3.1', doc.status === 200 && doc.json.openapi === '3.1.0');
+  console.log(`${checks} passed, 0 failed`);
+} finally {
+  stop();
+}
