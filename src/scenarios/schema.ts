@@ -19,14 +19,15 @@ const MAX_HOURS_PER_WEEK = 168;
  */
 function amount(max?: number) {
   const hint = max === undefined ? '' : ` of at most ${max}`;
+  const message = `must be a non-negative decimal number${hint} (at most 12 digits before the point and 6 after), as a string such as "12.50" (a JSON number is accepted)`;
   return z
-    .union([z.string().regex(DECIMAL_PATTERN), z.number().min(0)], {
-      error: `must be a non-negative decimal number${hint}, as a string such as "12.50" (a JSON number is accepted)`,
-    })
+    .union([z.string().regex(DECIMAL_PATTERN, { error: message }), z.number().min(0, { error: message })], { error: message })
     .superRefine((value, ctx) => {
       const text = typeof value === 'number' ? String(value) : value;
       if (!DECIMAL_PATTERN.test(text)) {
-        ctx.addIssue({ code: 'custom', message: 'must be a plain decimal with at most 12 digits before the point and 6 after' });
+        // Bad strings and negative numbers already have their issue from the union's members;
+        // only a number that does not print as a plain decimal (1e21, 1e-7) is left to refuse here.
+        if (typeof value === 'number' && value >= 0) ctx.addIssue({ code: 'custom', message });
       } else if (max !== undefined && Number(text) > max) {
         ctx.addIssue({ code: 'custom', message: `must be at most ${max}` });
       }
@@ -97,7 +98,8 @@ function checkPositions(items: unknown, ctx: z.RefinementCtx) {
   items.forEach((item: unknown, index) => {
     if (item === null || typeof item !== 'object' || !('id' in item)) return;
     const id = item.id;
-    if (id !== undefined && id !== index + 1) {
+    // Ids that are not positive integers already have their own issue from positionId().
+    if (typeof id === 'number' && Number.isInteger(id) && id >= 1 && id !== index + 1) {
       ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `must be ${index + 1}, the 1-based position in the array (or left out)` });
     }
   });
@@ -140,7 +142,8 @@ export const ScenarioDataInputSchema = z
         return;
       }
       const [key, value] = byId !== undefined ? ['state_id', byId] : ['state', bySynonym];
-      if (typeof value === 'number' && Number.isInteger(value) && !findState(value)) {
+      // Out-of-range values already have their own issue from stateId().
+      if (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_INT32 && !findState(value)) {
         ctx.addIssue({ code: 'custom', path: [key], message: 'is not a known state (FIPS code of a US state or DC)' });
       }
     },
