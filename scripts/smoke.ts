@@ -79,6 +79,10 @@ try {
   check('deleted → 404', (await call('GET', `/scenarios/${token}`)).status === 404);
   const doc = await call('GET', '/openapi.json');
   check('GET /openapi.json → OpenAPI 3.1', doc.status === 200 && doc.json.openapi === '3.1.0');
+  const docs = await fetch(`${base}/docs`);
+  check('GET /docs → the reference page', docs.status === 200 && (await docs.text()).includes('swagger-ui'));
+  const bundle = await fetch(`${base}/docs/vendor/swagger-ui-bundle.js`);
+  check('Swagger UI served by the Worker itself', bundle.status === 200 && (await bundle.arrayBuffer()).byteLength > 100_000);
   console.log(`${checks} passed, 0 failed`);
 } finally {
   stop();

@@ -8,6 +8,7 @@ import { hashApiKey } from '../src/auth/api-key.ts';
 import { issueApiKey } from '../src/auth/issue-key.ts';
 import { findAccountByEmail, insertAccount } from '../src/db/accounts.ts';
 import { findKeyByHash } from '../src/db/api-keys.ts';
+import { copyDocsAssets } from './docs-assets.ts';
 import { openDatabase } from './lib/database.ts';
 
 const PORT = Number(process.env.PORT ?? 8787);
@@ -68,6 +69,7 @@ async function waitUntilServing(url: string, child: ReturnType<typeof spawn>): P
 }
 
 ensureDevVars();
+copyDocsAssets();
 applyMigrations();
 const key = await ensureDevKey();
 

@@ -5,6 +5,7 @@ import { adminRoutes } from './admin/routes.ts';
 import { chartRoutes } from './chart/routes.ts';
 import { createDb } from './db/client.ts';
 import { deleteIdempotencyRecordsBefore } from './db/idempotency.ts';
+import { docsRoutes } from './docs/routes.ts';
 import type { AppEnv } from './env.ts';
 import { handleError, handleNotFound } from './http/errors.ts';
 import { limitBodySize, requestContext } from './http/middleware.ts';
@@ -35,6 +36,7 @@ const routes = app
   .route('/scenarios', chartRoutes)
   .route('/scenarios', scenarioRoutes)
   .route('/admin', adminRoutes);
+app.route('/', docsRoutes);
 
 app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
   type: 'http',
