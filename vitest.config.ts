@@ -16,6 +16,8 @@ export default defineConfig(async () => {
             TEST_MIGRATIONS: migrations,
             ADMIN_TOKEN: 'test-admin-token-0123456789',
             CHART_SIGNING_KEY: 'test-chart-signing-key',
+            // Retention on, so expiry can be tested by backdating rows (fresh ones stay live).
+            SCENARIO_RETENTION_DAYS: '30',
           },
         },
       }),
