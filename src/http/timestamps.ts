@@ -4,9 +4,19 @@ export function formatTimestamp(ms: number): string {
   return new Date(ms).toISOString().replace('Z', '000Z');
 }
 
-/** Parses an RFC 3339 timestamp (any offset, optional fraction) to milliseconds; `null` if it is not one. */
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|([+-])(\d{2}):(\d{2}))$/;
+
+/**
+ * Parses an RFC 3339 timestamp (any offset, optional fraction) to milliseconds; `null` if it is
+ * not one. Impossible dates such as February 30 are refused rather than rolled over.
+ */
 export function parseRfc3339(text: string): number | null {
-  if (!/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(text)) return null;
+  const m = RFC3339.exec(text);
+  if (!m) return null;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return null;
+  if (day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate()) return null;
+  if (m[9] !== undefined && (Number(m[10]) > 23 || Number(m[11]) > 59)) return null;
   const ms = Date.parse(text.replace(' ', 'T'));
   return Number.isFinite(ms) ? ms : null;
 }
