@@ -39,13 +39,15 @@ const TokenParams = z.object({
   token: z.string().regex(TOKEN_PATTERN).openapi({ param: { name: 'token', in: 'path' }, example: '482913075561204' }),
 });
 const CURSOR = /^[1-9][0-9]{0,15}$/;
+const LIMIT = /^[0-9]{1,3}$/;
 const cursor = (description: string) => z.string().regex(CURSOR, 'must be a positive integer (a list item id)').optional().openapi({ description });
 
 const ListQuery = z.strictObject({
   limit: z
     .string()
-    .regex(/^[0-9]{1,3}$/, 'must be an integer from 1 to 100')
-    .refine((v) => Number(v) >= 1 && Number(v) <= 100, 'must be an integer from 1 to 100')
+    .regex(LIMIT, 'must be an integer from 1 to 100')
+    // Only the range: a value the pattern refused already has its issue (one message per problem).
+    .refine((v) => !LIMIT.test(v) || (Number(v) >= 1 && Number(v) <= 100), 'must be an integer from 1 to 100')
     .optional()
     .openapi({ description: 'Page length, 1–100 (default 10)', example: '10' }),
   starting_after: cursor('Next page: items older than this id'),
