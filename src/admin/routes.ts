@@ -7,13 +7,13 @@ import { findAccount, insertAccount } from '../db/accounts.ts';
 import { listApiKeys, revokeApiKey } from '../db/api-keys.ts';
 import type { ApiKey } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
-import { problemResponses } from '../http/openapi.ts';
+import { jsonContent, problemResponses, TimestampSchema } from '../http/openapi.ts';
 import { ApiError } from '../http/problem.ts';
 import { formatTimestamp, parseRfc3339 } from '../http/timestamps.ts';
 import { validationHook } from '../http/validation.ts';
 
 const ADMIN_PROBLEMS = ['unauthorized', 'rate_limited'] as const;
-const Timestamp = z.string().openapi({ example: '2026-11-21T08:14:03.512000Z' });
+const Timestamp = TimestampSchema;
 const IdParam = (name: string) =>
   z.object({ id: z.string().regex(/^[1-9][0-9]{0,15}$/).openapi({ param: { name: 'id', in: 'path' }, description: `${name} id` }) });
 
@@ -50,7 +50,7 @@ const CreateKeyBody = z
   })
   .openapi('CreateKeyBody');
 
-const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
+const json = jsonContent;
 const security = [{ AdminToken: [] }];
 
 function toKey(row: ApiKey): z.infer<typeof KeySchema> {

@@ -38,5 +38,12 @@ export function problemResponses(...codes: ProblemCode[]) {
   return responses;
 }
 
+/** A JSON request or response body of the given schema. */
+export const jsonContent = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
+
+export const TimestampSchema = z
+  .string()
+  .openapi({ description: 'ISO 8601, UTC, six fractional digits', example: '2026-11-21T08:14:03.512000Z' });
+
 /** Errors any route behind an API key can answer with. */
 export const AUTHENTICATED_PROBLEMS: ProblemCode[] = ['unauthorized', 'rate_limited'];

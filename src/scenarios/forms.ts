@@ -2,12 +2,13 @@
 // the zod schemas that document them in the OpenAPI document.
 import { z } from '@hono/zod-openapi';
 import type { Scenario } from '../db/schema.ts';
+import { TimestampSchema } from '../http/openapi.ts';
 import { formatTimestamp } from '../http/timestamps.ts';
 import type { StoredScenarioData } from './data.ts';
 import { AdultSchema, ChildSchema, PROGRAMS } from './schema.ts';
 import { findState } from './states.ts';
 
-const Timestamp = z.string().openapi({ description: 'ISO 8601, UTC, six fractional digits', example: '2026-11-21T08:14:03.512000Z' });
+const Timestamp = TimestampSchema;
 const AmountOut = z.string().openapi({ example: '1250.50' });
 
 const StoredAdultSchema = AdultSchema.extend({
@@ -83,15 +84,15 @@ export const DeletedResponseSchema = z
 export type ScenarioListItem = z.infer<typeof ScenarioListItemSchema>;
 export type ScenarioDetailResponse = z.infer<typeof ScenarioDetailResponseSchema>;
 
-function stateOf(row: Scenario) {
-  const state = findState(row.stateId);
+function stateOf(stateId: number) {
+  const state = findState(stateId);
   // The foreign key and validation keep stateId within the list; this guards against drift.
-  if (!state) throw new Error(`scenario ${row.id} has unknown state ${row.stateId}`);
+  if (!state) throw new Error(`unknown state ${stateId}`);
   return state;
 }
 
 export function toListItem(row: Scenario, expiredAtMs: number | null): ScenarioListItem {
-  const state = stateOf(row);
+  const state = stateOf(row.stateId);
   return {
     id: row.id,
     user_id: row.accountId,
@@ -105,12 +106,12 @@ export function toListItem(row: Scenario, expiredAtMs: number | null): ScenarioL
 
 /** The detail form; its scenario_data.token is the token as a number (exact: 15 digits < 2^53). */
 export function toDetailResponse(
-  row: Pick<Scenario, 'token' | 'stateId' | 'createdAt'> & { id?: number },
+  row: Pick<Scenario, 'token' | 'stateId' | 'createdAt'>,
   data: StoredScenarioData | string,
   chartUrl: string,
   message: string,
 ): ScenarioDetailResponse {
-  const state = stateOf(row as Scenario);
+  const state = stateOf(row.stateId);
   const stored = (typeof data === 'string' ? JSON.parse(data) : data) as ScenarioListItem['scenario_data'];
   return {
     data: {

@@ -19,7 +19,7 @@ import {
 } from '../db/scenarios.ts';
 import type { AppEnv } from '../env.ts';
 import { etagFor, noneMatchHits, parseIfMatch } from '../http/conditional.ts';
-import { AUTHENTICATED_PROBLEMS, problemResponses } from '../http/openapi.ts';
+import { AUTHENTICATED_PROBLEMS, jsonContent, problemResponses } from '../http/openapi.ts';
 import { ApiError } from '../http/problem.ts';
 import { validationHook } from '../http/validation.ts';
 import { toStoredData, stateIdOf } from './data.ts';
@@ -57,7 +57,6 @@ const ListQuery = z.strictObject({
 
 const NOT_FOUND = 'No scenario with that token';
 const notFound = () => new ApiError('not_found', NOT_FOUND);
-const jsonContent = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
 const ETagHeader = { ETag: { schema: { type: 'string' as const }, description: 'The stored version, for If-None-Match / If-Match' } };
 
 function origin(c: Context): string {
