@@ -1,6 +1,6 @@
 // GET /openapi.json and GET /docs: public, and describing every route the app serves.
 import { describe, expect, it } from 'vitest';
-import { app } from '../src/index.ts';
+import { app } from '../src/app.ts';
 import { api } from './helpers/api.ts';
 
 describe('discovery', () => {
