@@ -1,49 +1,230 @@
-// OpenAPI pieces shared by every resource: the problem schema and error responses by code.
-import { z } from '@hono/zod-openapi';
-import { PROBLEM_STATUS, type ProblemCode } from './problem.ts';
+// OpenAPI pieces shared by every resource: the problem schema, response headers (registered once
+// as components and referenced by $ref), problem responses per route with their codes, and
+// bounded scalars. Bounds here describe what the service really sends or accepts.
+import { z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv } from '../env.ts';
+import { ApiError, PROBLEM_STATUS, problemBody, type FieldError, type ProblemCode } from './problem.ts';
+
+export const MAX_INT32 = 2_147_483_647;
+/** Database ids: SQLite integers, exact in JSON up to 2^53 − 1. */
+export const MAX_ID = Number.MAX_SAFE_INTEGER;
+/** The largest request body the Worker reads (256 KiB); it also bounds anything echoed from one. */
+export const MAX_BODY_BYTES = 256 * 1024;
+
+/** An integer with the bounds and format the document states. */
+export function int(min: number, max: number) {
+  return z.int().min(min).max(max).openapi({ format: max > MAX_INT32 || min < -MAX_INT32 - 1 ? 'int64' : 'int32' });
+}
+
+/** A record id (positive, int64). */
+export const idSchema = () => int(1, MAX_ID);
+
+export const TIMESTAMP_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+export const TimestampSchema = z
+  .string()
+  .length(27)
+  .regex(TIMESTAMP_PATTERN)
+  .openapi({ format: 'date-time', description: 'ISO 8601, UTC, six fractional digits', example: '2026-11-21T08:14:03.512000Z' });
+
+/** Request ids: Cloudflare's ray id (or a UUID); see requestContext. */
+export const REQUEST_ID_PATTERN = /^[0-9A-Za-z-]{1,64}$/;
+const EXAMPLE_REQUEST_ID = '8f1e2d3c4b5a6978-AMS';
 
 export const ProblemSchema = z
-  .object({
-    type: z.string(),
-    title: z.string(),
-    status: z.int(),
-    detail: z.string(),
-    code: z.enum(Object.keys(PROBLEM_STATUS) as [ProblemCode, ...ProblemCode[]]),
-    request_id: z.string(),
-    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  .strictObject({
+    type: z
+      .string()
+      .max(80)
+      .regex(/^tag:scenario-service,2026:problems\/[a-z_]+$/)
+      .openapi({ format: 'uri', description: 'A tag URI per code; stable, not meant to be fetched' }),
+    title: z.string().max(100).openapi({ description: 'Short summary of the code' }),
+    status: int(400, 599),
+    detail: z.string().max(1024).openapi({ description: 'What went wrong with this request, for people' }),
+    code: z.enum(Object.keys(PROBLEM_STATUS) as [ProblemCode, ...ProblemCode[]]).openapi({ description: 'Stable, machine-readable' }),
+    request_id: z.string().regex(REQUEST_ID_PATTERN).max(64).openapi({ description: 'The X-Request-Id of the response' }),
+    errors: z
+      .array(
+        z.strictObject({
+          path: z
+            .string()
+            .max(MAX_BODY_BYTES)
+            .openapi({ description: 'Where in the body (or which query parameter or header), e.g. scenarioData.adult[0].age', example: 'scenarioData.adult[0].age' }),
+          message: z.string().max(500).openapi({ example: 'must be at most 130' }),
+        }),
+      )
+      .openapi({ description: 'Every problem of the request at once (422, and 400 for queries and headers)' }),
   })
-  .openapi('Problem');
+  .partial({ errors: true })
+  .openapi('Problem', { description: 'An RFC 9457 problem detail; every error of this API is one, as application/problem+json' });
+
+// Response headers. `required` marks the ones every response that lists them carries.
+const HEADERS = {
+  'X-Request-Id': {
+    description: "Identifies the request in logs and support requests: Cloudflare's ray id when there is one, else a UUID",
+    required: true,
+    schema: { type: 'string', maxLength: 64, pattern: REQUEST_ID_PATTERN.source },
+    example: EXAMPLE_REQUEST_ID,
+  },
+  'Access-Control-Allow-Origin': {
+    description: 'CORS: pages on any origin may call the API (it authenticates with bearer tokens, never cookies)',
+    required: true,
+    schema: { type: 'string', enum: ['*'] },
+  },
+  'RateLimit-Policy': {
+    description:
+      'The quota that applies (IETF draft-ietf-httpapi-ratelimit-headers): `"per-key"` on requests made with a valid API key ' +
+      '(RATE_LIMIT_PER_MINUTE per 60 s), `"failed-auth"` on refused credentials (60 failures per 60 s per client address). ' +
+      'The remaining quota is not reported except on 429 (see RateLimit).',
+    required: true,
+    schema: { type: 'string', maxLength: 64, pattern: '^"(per-key|failed-auth)";q=[1-9][0-9]{0,8};w=60$' },
+    example: '"per-key";q=600;w=60',
+  },
+  RateLimit: {
+    description: 'On 429: the quota that ran out, with nothing remaining (r=0) and at most t seconds until it resets',
+    required: true,
+    schema: { type: 'string', maxLength: 64, pattern: '^"(per-key|failed-auth)";r=0;t=60$' },
+    example: '"per-key";r=0;t=60',
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before trying again',
+    required: true,
+    schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3600 },
+    example: 60,
+  },
+  ETag: {
+    description: "The scenario's stored version (strong), for If-None-Match and If-Match",
+    required: true,
+    schema: { type: 'string', maxLength: 19, pattern: '^"v[1-9][0-9]{0,15}"$' },
+    example: '"v3"',
+  },
+  Location: {
+    description: 'URL of the new scenario',
+    required: true,
+    schema: { type: 'string', format: 'uri', maxLength: 2048 },
+    example: 'https://scenario-service.example.workers.dev/scenarios/482913075561204',
+  },
+  'Idempotent-Replayed': {
+    description: 'Present on the replay of an earlier create with the same Idempotency-Key',
+    required: false,
+    schema: { type: 'string', enum: ['true'] },
+  },
+  'WWW-Authenticate': {
+    description: 'The Bearer challenge (RFC 6750)',
+    required: true,
+    schema: { type: 'string', maxLength: 200, pattern: '^Bearer ' },
+    example: 'Bearer realm="scenario-service", error="invalid_token"',
+  },
+} as const;
+
+export type HeaderName = keyof typeof HEADERS;
+
+/** Registers the headers and the problem schema on the app's registry (once, in app.ts). */
+export function registerSharedComponents(registry: OpenAPIHono<AppEnv>['openAPIRegistry']): void {
+  for (const [name, header] of Object.entries(HEADERS)) {
+    registry.registerComponent('headers', name, { ...header, schema: { ...header.schema } });
+  }
+  registry.register('Problem', ProblemSchema);
+}
+
+/** Response headers by reference: X-Request-Id and CORS on every response, plus the ones named. */
+export function headers(...names: HeaderName[]): Record<string, { $ref: string }> {
+  const all: HeaderName[] = ['X-Request-Id', 'Access-Control-Allow-Origin', ...names];
+  return Object.fromEntries(all.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+}
+
+/** How a route authenticates, which decides its 401/429 and rate-limit headers. */
+export type Guard = 'api-key' | 'admin' | 'public';
+
+/** Headers of a successful response: requests with a valid API key carry their RateLimit-Policy. */
+export function successHeaders(guard: Guard, ...names: HeaderName[]) {
+  return headers(...(guard === 'api-key' ? (['RateLimit-Policy'] as const) : []), ...names);
+}
 
 const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad request', 401: 'Missing or invalid credentials', 403: 'Not allowed for this key',
-  404: 'Not found', 405: 'Method not allowed', 409: 'Conflict', 412: 'Precondition failed',
-  413: 'Payload too large', 415: 'Unsupported media type', 422: 'Validation failed',
-  429: 'Rate limited', 500: 'Internal error',
+  400: 'Bad request', 401: 'Missing or invalid credentials', 403: 'Not allowed', 404: 'Not found',
+  405: 'Method not allowed', 409: 'Conflict', 412: 'Precondition failed', 413: 'Payload too large',
+  422: 'Validation failed', 429: 'Rate limited', 500: 'Internal error',
 };
 
-/** Response entries for the given problem codes, grouped by status, each listing its codes. */
-export function problemResponses(...codes: ProblemCode[]) {
+// Statuses an API-key route answers after the key was accepted (so RateLimit-Policy is sent);
+// 413 can come before authentication (Content-Length), 500 at any point.
+const AFTER_AUTHENTICATION = new Set([400, 403, 404, 409, 412, 422]);
+
+const EXAMPLE_DETAIL: Record<ProblemCode, string> = {
+  invalid_json: 'The request body must be a JSON object sent as Content-Type: application/json',
+  invalid_query: 'The query string has 1 problem; see errors',
+  invalid_header: 'A request header has 1 problem; see errors',
+  unauthorized: 'The API key is not valid',
+  forbidden: 'This API key is read-only; writing needs a read_write key',
+  not_found: 'No scenario with that token',
+  method_not_allowed: 'PATCH is not allowed here; use GET, DELETE, HEAD',
+  conflict: 'An account with that e-mail address exists',
+  precondition_failed: 'The scenario has changed since that ETag; fetch it again and reapply your change',
+  payload_too_large: 'The request body is larger than 256 KiB',
+  unsupported_media_type: 'The request body must be sent as Content-Type: application/json',
+  validation_failed: 'The request body has 1 problem; see errors',
+  idempotency_conflict: 'This Idempotency-Key was used with a different request body',
+  rate_limited: 'This key is over its limit of 600 requests a minute',
+  internal_error: 'Something went wrong on our side; quote the request id if you report it',
+};
+
+const EXAMPLE_ERRORS: Partial<Record<ProblemCode, FieldError[]>> = {
+  invalid_query: [{ path: 'limit', message: 'must be an integer from 1 to 100' }],
+  invalid_header: [{ path: 'idempotency-key', message: 'Too big: expected string to have <=255 characters' }],
+  validation_failed: [{ path: 'scenarioData.adult[0].age', message: 'Too big: expected number to be <=130' }],
+};
+
+interface ProblemResponse {
+  description: string;
+  headers: Record<string, { $ref: string }>;
+  content: {
+    'application/problem+json': {
+      schema: { allOf: [{ $ref: string }, { properties: { status: { const: number }; code: { enum: ProblemCode[] } } }] };
+      examples: Record<string, { summary: string; value: unknown }>;
+    };
+  };
+}
+
+/**
+ * The problem responses of a route, one per status, each naming the codes it can carry (the
+ * schema pins `status` and `code`, so a contract test catches a code the route should not send).
+ * Routes behind a credential get 401 and 429; every route gets 500.
+ */
+export function problemResponses(guard: Guard, ...codes: ProblemCode[]): Record<number, ProblemResponse> {
+  const all: ProblemCode[] = [...(guard === 'public' ? [] : (['unauthorized', 'rate_limited'] as const)), ...codes, 'internal_error'];
   const byStatus = new Map<number, ProblemCode[]>();
-  for (const code of [...codes, 'internal_error' as const]) {
+  for (const code of new Set(all)) {
     const status = PROBLEM_STATUS[code];
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
-  const responses: Record<number, { description: string; content: { 'application/problem+json': { schema: typeof ProblemSchema } } }> = {};
-  for (const [status, list] of byStatus) {
+  const responses: Record<number, ProblemResponse> = {};
+  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const extra: HeaderName[] = [];
+    if (status === 401) extra.push('WWW-Authenticate', 'RateLimit-Policy');
+    if (status === 429) extra.push('Retry-After', 'RateLimit-Policy', 'RateLimit');
+    if (status === 412) extra.push('ETag');
+    if (guard === 'api-key' && AFTER_AUTHENTICATION.has(status)) extra.push('RateLimit-Policy');
     responses[status] = {
-      description: `${STATUS_TEXT[status] ?? 'Error'} (code: ${[...new Set(list)].join(', ')})`,
-      content: { 'application/problem+json': { schema: ProblemSchema } },
+      description: `${STATUS_TEXT[status] ?? 'Error'} (code: ${list.join(', ')})`,
+      headers: headers(...extra),
+      content: {
+        'application/problem+json': {
+          schema: { allOf: [{ $ref: '#/components/schemas/Problem' }, { properties: { status: { const: status }, code: { enum: list } } }] },
+          examples: Object.fromEntries(
+            list.map((code) => {
+              const errors = EXAMPLE_ERRORS[code];
+              const error = new ApiError(code, EXAMPLE_DETAIL[code], errors ? { errors } : {});
+              return [code, { summary: code, value: problemBody(error, EXAMPLE_REQUEST_ID) }];
+            }),
+          ),
+        },
+      },
     };
   }
   return responses;
 }
 
-/** A JSON request or response body of the given schema. */
-export const jsonContent = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
-
-export const TimestampSchema = z
-  .string()
-  .openapi({ description: 'ISO 8601, UTC, six fractional digits', example: '2026-11-21T08:14:03.512000Z' });
-
-/** Errors any route behind an API key can answer with. */
-export const AUTHENTICATED_PROBLEMS: ProblemCode[] = ['unauthorized', 'rate_limited'];
+/** A JSON request or response body of the given schema, with an example. */
+export const jsonContent = <T extends z.ZodType>(schema: T, example?: unknown) => ({
+  'application/json': example === undefined ? { schema } : { schema, example },
+});

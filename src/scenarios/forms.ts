@@ -29,7 +29,7 @@ const StoredChildSchema = ChildSchema.extend({
   ssi_income_amount: AmountOut.optional(),
 }).openapi('StoredChild');
 
-function scenarioDataSchema(token: z.ZodType<string | number>) {
+function scenarioDataSchema<Token extends z.ZodType<string | number>>(token: Token) {
   return z.object({
     year: z.int(),
     adult: z.array(StoredAdultSchema),

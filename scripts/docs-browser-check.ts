@@ -1,0 +1,245 @@
+// npm run test:browser: the /docs page in a real browser. Starts `npm start` on a spare port,
+// opens /docs in headless Chromium (Debian's `chromium`, driven by playwright-core), checks that
+// Swagger UI lists every operation of /openapi.json, that nothing was fetched from any host but
+// the service itself (no CDN: the page works offline), and that "Try it out" on GET /me works
+// with the printed development key. Saves a screenshot to docs/docs-screenshot.png.
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+
+const PORT = process.env.DOCS_CHECK_PORT ?? '8796';
+const HOST = '127.0.0.1';
+const base = `http://${HOST}:${PORT}`;
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SCREENSHOT = 'docs/docs-screenshot.png';
+const OVERALL_TIMEOUT_MS = 180_000;
+const DEV_EMAIL = 'dev@example.com';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+/** Operations the page must list (more may exist; every one in /openapi.json is checked too). */
+const EXPECTED = [
+  'GET /me',
+  'GET /scenarios',
+  'POST /scenarios',
+  'GET /scenarios/{token}',
+  'POST /scenarios/save',
+  'PUT /scenarios/save',
+  'DELETE /scenarios/{token}/delete',
+  'POST /admin/accounts',
+  'POST /admin/accounts/{id}/keys',
+  'GET /admin/accounts/{id}/keys',
+  'DELETE /admin/keys/{id}',
+];
+
+const server = spawn(process.execPath, ['scripts/start.ts'], {
+  env: { ...process.env, PORT },
+  stdio: ['ignore', 'pipe', 'inherit'],
+  detached: true,
+});
+let browser: Browser | undefined;
+
+function stopServer(signal: NodeJS.Signals = 'SIGTERM'): void {
+  try {
+    process.kill(-server.pid!, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/** SIGTERM to the server's process group, then SIGKILL if it is still up after 10 s. */
+async function stopServerAndWait(): Promise<void> {
+  if (server.exitCode !== null || server.signalCode !== null) return stopServer('SIGKILL');
+  const exited = new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), 10_000);
+    server.once('exit', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+  stopServer();
+  if (!(await exited)) stopServer('SIGKILL');
+}
+
+// Never hang: whatever is stuck, stop the server and fail after OVERALL_TIMEOUT_MS.
+const watchdog = setTimeout(() => {
+  console.error(`not ok - the browser check did not finish within ${OVERALL_TIMEOUT_MS / 1000} s`);
+  stopServer();
+  void browser?.close().catch(() => {});
+  console.log(`${passed} passed, ${failed + 1} failed`);
+  process.exit(1);
+}, OVERALL_TIMEOUT_MS);
+
+let passed = 0;
+let failed = 0;
+function check(label: string, condition: boolean, detail = ''): void {
+  if (condition) {
+    passed++;
+    console.log(`ok ${passed + failed} - ${label}`);
+  } else {
+    failed++;
+    console.log(`not ok ${passed + failed} - ${label}${detail ? `\n  ${detail.replaceAll('\n', '\n  ')}` : ''}`);
+  }
+}
+
+async function waitForKey(): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`no key printed within 120 s:\n${out}`)), 120_000);
+    server.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /Development API key: (\S+)/.exec(out);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    server.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`npm start exited with ${code}:\n${out}`));
+    });
+  });
+}
+
+let summary = '';
+try {
+  const key = await waitForKey();
+
+  // The operations the document defines, to compare with what the page shows.
+  const doc = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+  const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace']);
+  const documented = Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.keys(item)
+      .filter((m) => METHODS.has(m))
+      .map((m) => `${m.toUpperCase()} ${path}`),
+  );
+
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  context.setDefaultTimeout(30_000);
+
+  // Every request the page makes, from any frame or worker; anything not for the service is
+  // refused (as it would be offline) and reported.
+  const external: string[] = [];
+  let requests = 0;
+  await context.route('**/*', (route) => {
+    const url = new URL(route.request().url());
+    if (url.protocol === 'data:' || url.protocol === 'blob:' || url.host === `${HOST}:${PORT}`) return route.continue();
+    external.push(route.request().url());
+    return route.abort('blockedbyclient');
+  });
+  context.on('request', (request) => {
+    requests++;
+    const url = new URL(request.url());
+    if (!['data:', 'blob:'].includes(url.protocol) && url.host !== `${HOST}:${PORT}` && !external.includes(request.url())) {
+      external.push(request.url());
+    }
+  });
+
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    problems.push(`console error: ${message.text()}`);
+    // The page's CSP stops third-party loads before they become requests; count those attempts too.
+    if (/Content Security Policy/.test(message.text())) {
+      for (const [match] of message.text().matchAll(/(?:https?|wss?):\/\/[^\s'"]+/g)) {
+        const url = match.replace(/[.,;:)]+$/, '');
+        if (new URL(url).host !== `${HOST}:${PORT}` && !external.includes(url)) external.push(url);
+      }
+    }
+  });
+  const failedLoads: string[] = [];
+  page.on('requestfailed', (request) => failedLoads.push(`${request.url()} (${request.failure()?.errorText})`));
+
+  const response = await page.goto(`${base}/docs`, { waitUntil: 'load' });
+  check('GET /docs → 200 HTML', response?.status() === 200 && /text\/html/.test(response.headers()['content-type'] ?? ''));
+
+  // Swagger UI fetched /openapi.json and rendered one block per operation.
+  await page.locator('.opblock').first().waitFor({ state: 'visible' });
+  await page.locator('.information-container .title').waitFor({ state: 'visible' });
+  const blocks = page.locator('.opblock');
+  const listed: string[] = [];
+  for (let i = 0; i < (await blocks.count()); i++) {
+    const block = blocks.nth(i);
+    const method = (await block.locator('.opblock-summary-method').first().innerText()).trim().toUpperCase();
+    const path = await block.locator('.opblock-summary-path').first().getAttribute('data-path');
+    listed.push(`${method} ${path}`);
+  }
+  const title = (await page.locator('.information-container .title').innerText()).trim();
+  check('the page shows the API title from /openapi.json', title.startsWith('Scenario Service'), `title: ${title}`);
+  const missing = EXPECTED.filter((op) => !listed.includes(op));
+  check(`the expected ${EXPECTED.length} operations are listed`, missing.length === 0, `missing: ${missing.join(', ')}\nlisted: ${listed.join(', ')}`);
+  const undocumented = documented.filter((op) => !listed.includes(op));
+  check(
+    `every operation in /openapi.json is listed (${documented.length})`,
+    undocumented.length === 0 && listed.length === documented.length,
+    `not listed: ${undocumented.join(', ')}\nlisted: ${listed.join(', ')}`,
+  );
+  // Styled by swagger-ui.css: the GET badge is Swagger UI's blue (#61affe), not unstyled text.
+  const badge = await page.evaluate(`getComputedStyle(document.querySelector('.opblock-get .opblock-summary-method')).backgroundColor`);
+  check('the Swagger UI stylesheet applied', badge === 'rgb(97, 175, 254)', `GET badge background: ${String(badge)}`);
+
+  // Authorize with the development key (the ApiKey scheme).
+  await page.locator('.scheme-container button.authorize').click();
+  const apiKeyAuth = page.locator('.modal-ux .auth-container').filter({ hasText: 'ApiKey' });
+  await apiKeyAuth.locator('input').fill(key);
+  await apiKeyAuth.locator('button.authorize').click();
+  await apiKeyAuth.getByText('Authorized').waitFor({ state: 'visible' });
+  await page.locator('.modal-ux button.btn-done').first().click();
+  await page.locator('.modal-ux').waitFor({ state: 'detached' });
+  check('Authorize accepts the development key', (await page.locator('.scheme-container button.authorize.locked').count()) === 1);
+
+  // Try it out → Execute on GET /me.
+  const me = page.locator('.opblock.opblock-get').filter({ has: page.locator('.opblock-summary-path[data-path="/me"]') });
+  await me.locator('.opblock-summary').first().click();
+  const tryItOut = me.locator('button.try-out__btn', { hasText: 'Try it out' });
+  if (await tryItOut.isVisible()) await tryItOut.click();
+  await me.locator('button.execute').click();
+  const live = me.locator('.live-responses-table .response');
+  await live.first().waitFor({ state: 'visible' });
+  const status = (await live.first().locator('.response-col_status').innerText()).trim();
+  const body = await me.locator('.live-responses-table .response-col_description .highlight-code, .live-responses-table .response-col_description pre').first().innerText();
+  check('Try it out: GET /me → 200 with the dev account', status === '200' && body.includes(DEV_EMAIL), `status: ${status}\nbody: ${body.slice(0, 500)}`);
+
+  check('no request left 127.0.0.1 (no CDN)', external.length === 0, external.join('\n'));
+  check(
+    'no script errors, CSP violations or failed loads',
+    problems.length === 0 && failedLoads.length === 0,
+    [...problems, ...failedLoads.map((f) => `failed load: ${f}`)].join('\n'),
+  );
+
+  // The screenshot shows the try-it result; the key in the curl line is shortened first so
+  // that the committed image never carries a working key.
+  await page.evaluate(`(() => {
+    const key = ${JSON.stringify(key)};
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.nodeValue.includes(key)) node.nodeValue = node.nodeValue.replaceAll(key, key.slice(0, 4) + '…');
+    }
+  })()`);
+  const shown = await page.locator('body').innerText();
+  check('the key is not shown on the page before the screenshot', !shown.includes(key) && shown.includes('Bearer scn_…'));
+  mkdirSync('docs', { recursive: true });
+  await page.screenshot({ path: SCREENSHOT, fullPage: true, animations: 'disabled' });
+  check(`screenshot saved to ${SCREENSHOT}`, true);
+
+  summary = `docs page: ${listed.length} operations listed, try-it GET /me ${status}, ${external.length} external requests (of ${requests}), screenshot ${SCREENSHOT}`;
+} catch (error) {
+  failed++;
+  console.log(`not ok ${passed + failed} - the browser check stopped: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+} finally {
+  await browser?.close().catch(() => {});
+  await stopServerAndWait();
+  clearTimeout(watchdog);
+}
+if (summary) console.log(summary);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);
