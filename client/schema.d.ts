@@ -11,54 +11,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account of the API key */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The account */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Account"];
-                    };
-                };
-                /** @description Missing or invalid credentials (code: unauthorized) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limited (code: rate_limited) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal error (code: internal_error) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * The account of the API key
+         * @description The name and e-mail address of the account the API key belongs to: the quickest check that a key works.
+         */
+        get: operations["getMe"];
         put?: never;
         post?: never;
         delete?: never;
@@ -76,62 +33,9 @@ export interface paths {
         };
         /**
          * Chart of a scenario (signed URL)
-         * @description Each adult's monthly income by source, with the household total. Use the chart_img URL as given.
+         * @description Each adult's monthly income by source, with the household total, as SVG. Use the chart_img URL of a view, create or save reply as given: it needs no API key (the signature is the credential, scoped to one account and one scenario) and expires (CHART_URL_TTL_SECONDS). A missing, wrong or expired signature is 403.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Expiry, unix seconds */
-                    exp?: string;
-                    /** @description Signature */
-                    sig?: string;
-                };
-                header?: never;
-                path: {
-                    token: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The chart */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "image/svg+xml": string;
-                    };
-                };
-                /** @description Not allowed for this key (code: forbidden) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (code: not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal error (code: internal_error) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getChart"];
         put?: never;
         post?: never;
         delete?: never;
@@ -149,181 +53,15 @@ export interface paths {
         };
         /**
          * List scenarios
-         * @description Newest first, keyset-paginated by id. Give at most one of starting_after and endding_before.
+         * @description Newest first, keyset-paginated by id: the last item's id as starting_after gives the next page, the first item's id as endding_before the previous one (at most one of the two). Unknown query parameters are refused.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Page length, 1–100 (default 10) */
-                    limit?: string;
-                    /** @description Next page: items older than this id */
-                    starting_after?: string;
-                    /** @description Previous page: items newer than this id (spelled as in the spec) */
-                    endding_before?: string;
-                    /** @description Same as endding_before */
-                    ending_before?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of scenarios */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ScenarioList"];
-                    };
-                };
-                /** @description Bad request (code: invalid_query) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing or invalid credentials (code: unauthorized) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limited (code: rate_limited) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal error (code: internal_error) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listScenarios"];
         put?: never;
         /**
          * Create a scenario
-         * @description Generates the token. With an Idempotency-Key, a retry returns the first reply instead of creating twice (24 hours, per account).
+         * @description Generates the token. With an Idempotency-Key, a retry returns the first reply (marked Idempotent-Replayed) instead of creating twice, for 24 hours per account; the same key with a different body is 422 idempotency_conflict. Racing retries all get the first reply, so the 409 of the Idempotency-Key draft does not occur.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Any opaque string up to 255 characters */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CreateScenarioBody"];
-                };
-            };
-            responses: {
-                /** @description Created (or the replay of an earlier create with the same Idempotency-Key) */
-                201: {
-                    headers: {
-                        /** @description URL of the new scenario */
-                        Location?: string;
-                        /** @description The stored version, for If-None-Match / If-Match */
-                        ETag?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ScenarioDetailResponse"];
-                    };
-                };
-                /** @description Bad request (code: invalid_json, invalid_header) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing or invalid credentials (code: unauthorized) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not allowed for this key (code: forbidden) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Conflict (code: conflict) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Payload too large (code: payload_too_large) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Validation failed (code: validation_failed, idempotency_conflict) */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limited (code: rate_limited) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal error (code: internal_error) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["createScenario"];
         delete?: never;
         options?: never;
         head?: never;
@@ -337,152 +75,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** View a scenario */
-        get: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description An ETag from an earlier reply */
-                    "if-none-match"?: string;
-                };
-                path: {
-                    token: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The scenario */
-                200: {
-                    headers: {
-                        /** @description The stored version, for If-None-Match / If-Match */
-                        ETag?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ScenarioDetailResponse"];
-                    };
-                };
-                /** @description Not modified since the ETag given in If-None-Match */
-                304: {
-                    headers: {
-                        /** @description The stored version, for If-None-Match / If-Match */
-                        ETag?: string;
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Missing or invalid credentials (code: unauthorized) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (code: not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limited (code: rate_limited) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal error (code: internal_error) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * View a scenario
+         * @description The caller's scenario with that token, with a freshly signed chart_img; another account's token is 404 like an unknown one. The ETag names the stored version: send it as If-None-Match to get 304 while nothing changed.
+         */
+        get: operations["viewScenario"];
         put?: never;
         post?: never;
         /**
          * Delete a scenario (alias)
-         * @description Removes the scenario and everything attached to it, permanently.
+         * @description Removes the scenario and everything attached to it, permanently; a second delete is 404.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    token: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Deleted */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ScenarioDeleted"];
-                    };
-                };
-                /** @description Missing or invalid credentials (code: unauthorized) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not allowed for this key (code: forbidden) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (code: not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limited (code: rate_limited) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal error (code: internal_error) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteScenarioAlias"];
         options?: never;
         head?: never;
         patch?: never;
@@ -498,232 +102,14 @@ export interface paths {
         get?: never;
         /**
          * Save a scenario (PUT alias)
-         * @description Replaces the data of the caller's scenario with that token. With If-Match, only if it is still that version.
+         * @description Replaces the data of the caller's scenario with that token (another account's token is 404). With If-Match, only if it is still that version (else 412, with the current ETag); without it, the last write wins. Saving renews an expired scenario.
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description The ETag the change is based on */
-                    "if-match"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SaveScenarioBody"];
-                };
-            };
-            responses: {
-                /** @description Saved */
-                200: {
-                    headers: {
-                        /** @description The stored version, for If-None-Match / If-Match */
-                        ETag?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ScenarioDetailResponse"];
-                    };
-                };
-                /** @description Bad request (code: invalid_json) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing or invalid credentials (code: unauthorized) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not allowed for this key (code: forbidden) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (code: not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Precondition failed (code: precondition_failed) */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Payload too large (code: payload_too_large) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Validation failed (code: validation_failed) */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limited (code: rate_limited) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal error (code: internal_error) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        put: operations["saveScenarioPut"];
         /**
          * Save a scenario
-         * @description Replaces the data of the caller's scenario with that token. With If-Match, only if it is still that version.
+         * @description Replaces the data of the caller's scenario with that token (another account's token is 404). With If-Match, only if it is still that version (else 412, with the current ETag); without it, the last write wins. Saving renews an expired scenario.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description The ETag the change is based on */
-                    "if-match"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SaveScenarioBody"];
-                };
-            };
-            responses: {
-                /** @description Saved */
-                200: {
-                    headers: {
-                        /** @description The stored version, for If-None-Match / If-Match */
-                        ETag?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ScenarioDetailResponse"];
-                    };
-                };
-                /** @description Bad request (code: invalid_json) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing or invalid credentials (code: unauthorized) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not allowed for this key (code: forbidden) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (code: not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Precondition failed (code: precondition_failed) */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Payload too large (code: payload_too_large) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Validation failed (code: validation_failed) */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limited (code: rate_limited) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal error (code: internal_error) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["saveScenario"];
         delete?: never;
         options?: never;
         head?: never;
@@ -742,75 +128,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a scenario
-         * @description Removes the scenario and everything attached to it, permanently.
+         * @description Removes the scenario and everything attached to it, permanently; a second delete is 404.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    token: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Deleted */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ScenarioDeleted"];
-                    };
-                };
-                /** @description Missing or invalid credentials (code: unauthorized) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not allowed for this key (code: forbidden) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (code: not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limited (code: rate_limited) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal error (code: internal_error) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteScenario"];
         options?: never;
         head?: never;
         patch?: never;
@@ -825,94 +145,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create an account */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CreateAccountBody"];
-                };
-            };
-            responses: {
-                /** @description Created */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AdminAccount"];
-                    };
-                };
-                /** @description Bad request (code: invalid_json) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing or invalid credentials (code: unauthorized) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Conflict (code: conflict) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Payload too large (code: payload_too_large) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Validation failed (code: validation_failed) */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limited (code: rate_limited) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal error (code: internal_error) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Create an account
+         * @description A new account, to issue keys for. E-mail addresses are unique regardless of letter case: a second one is 409.
+         */
+        post: operations["createAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -926,163 +163,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List an account's API keys */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Account id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The keys, newest first, without secrets */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["AdminApiKey"][];
-                        };
-                    };
-                };
-                /** @description Missing or invalid credentials (code: unauthorized) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (code: not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limited (code: rate_limited) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal error (code: internal_error) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * List an account's API keys
+         * @description Every key of the account, revoked and expired ones included, without secrets.
+         */
+        get: operations["listApiKeys"];
         put?: never;
         /**
          * Create an API key
-         * @description The response holds the full key; it is never shown again.
+         * @description The response holds the full key; it is never shown again (only its SHA-256 is stored).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Account id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CreateKeyBody"];
-                };
-            };
-            responses: {
-                /** @description Created */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AdminCreatedApiKey"];
-                    };
-                };
-                /** @description Bad request (code: invalid_json) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing or invalid credentials (code: unauthorized) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (code: not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Payload too large (code: payload_too_large) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Validation failed (code: validation_failed) */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limited (code: rate_limited) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal error (code: internal_error) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["createApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1101,67 +192,9 @@ export interface paths {
         post?: never;
         /**
          * Revoke an API key
-         * @description Effective from the next request. Revoking again changes nothing.
+         * @description Effective from the next request. Revoking again changes nothing (the first revoked_at stays).
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Key id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The revoked key */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AdminApiKey"];
-                    };
-                };
-                /** @description Missing or invalid credentials (code: unauthorized) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (code: not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limited (code: rate_limited) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal error (code: internal_error) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1171,42 +204,95 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        Account: {
-            /** @example Acme Benefits Lab */
-            name: string;
-            /** @example dev@acme.example */
-            email: string;
-        };
+        /** @description An RFC 9457 problem detail; every error of this API is one, as application/problem+json */
         Problem: {
+            /**
+             * Format: uri
+             * @description A tag URI per code; stable, not meant to be fetched
+             */
             type: string;
+            /** @description Short summary of the code */
             title: string;
+            /** Format: int32 */
             status: number;
+            /** @description What went wrong with this request, for people */
             detail: string;
-            /** @enum {string} */
+            /**
+             * @description Stable, machine-readable
+             * @enum {string}
+             */
             code: "invalid_json" | "invalid_query" | "invalid_header" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_conflict" | "rate_limited" | "internal_error";
+            /** @description The X-Request-Id of the response */
             request_id: string;
+            /** @description Every problem of the request at once (422, and 400 for queries and headers) */
             errors?: {
+                /**
+                 * @description Where in the body (or which query parameter or header)
+                 * @example scenarioData.adult[0].age
+                 */
                 path: string;
+                /** @example must be at most 130 */
                 message: string;
             }[];
         };
+        /** @example 482913075561204 */
+        ScenarioToken: string;
+        Account: {
+            /** @example Acme Benefits Lab */
+            name: string;
+            /**
+             * Format: email
+             * @example dev@acme.example
+             */
+            email: string;
+        };
         ScenarioList: {
+            /** @description Newest first; at most `limit` items */
             data: components["schemas"]["ScenarioListItem"][];
+            /** @description Whether more items follow in the direction of paging */
             has_more: boolean;
         };
         ScenarioListItem: {
-            /** @description Record id; also the pagination cursor */
+            /**
+             * Format: int64
+             * @description Record id; also the pagination cursor
+             * @example 1042
+             */
             id: number;
+            /**
+             * Format: int64
+             * @description The owning account
+             * @example 7
+             */
             user_id: number;
             state: {
+                /**
+                 * Format: int32
+                 * @description FIPS code of the state
+                 * @example 36
+                 */
                 id: number;
-                name: string;
-                slug: string;
+                /**
+                 * @example New York
+                 * @enum {string}
+                 */
+                name: "Alabama" | "Alaska" | "Arizona" | "Arkansas" | "California" | "Colorado" | "Connecticut" | "Delaware" | "District of Columbia" | "Florida" | "Georgia" | "Hawaii" | "Idaho" | "Illinois" | "Indiana" | "Iowa" | "Kansas" | "Kentucky" | "Louisiana" | "Maine" | "Maryland" | "Massachusetts" | "Michigan" | "Minnesota" | "Mississippi" | "Missouri" | "Montana" | "Nebraska" | "Nevada" | "New Hampshire" | "New Jersey" | "New Mexico" | "New York" | "North Carolina" | "North Dakota" | "Ohio" | "Oklahoma" | "Oregon" | "Pennsylvania" | "Rhode Island" | "South Carolina" | "South Dakota" | "Tennessee" | "Texas" | "Utah" | "Vermont" | "Virginia" | "Washington" | "West Virginia" | "Wisconsin" | "Wyoming";
+                /**
+                 * @example new-york
+                 * @enum {string}
+                 */
+                slug: "alabama" | "alaska" | "arizona" | "arkansas" | "california" | "colorado" | "connecticut" | "delaware" | "district-of-columbia" | "florida" | "georgia" | "hawaii" | "idaho" | "illinois" | "indiana" | "iowa" | "kansas" | "kentucky" | "louisiana" | "maine" | "maryland" | "massachusetts" | "michigan" | "minnesota" | "mississippi" | "missouri" | "montana" | "nebraska" | "nevada" | "new-hampshire" | "new-jersey" | "new-mexico" | "new-york" | "north-carolina" | "north-dakota" | "ohio" | "oklahoma" | "oregon" | "pennsylvania" | "rhode-island" | "south-carolina" | "south-dakota" | "tennessee" | "texas" | "utah" | "vermont" | "virginia" | "washington" | "west-virginia" | "wisconsin" | "wyoming";
             };
+            /** @example 482913075561204 */
             token: string;
-            /** @description null while live; else when the retention period ran out */
+            /**
+             * Format: date-time
+             * @description null while live; else when the retention period ran out
+             * @example 2026-11-21T08:14:03.512000Z
+             */
             expired: string | null;
             /**
+             * Format: date-time
              * @description ISO 8601, UTC, six fractional digits
              * @example 2026-11-21T08:14:03.512000Z
              */
@@ -1214,54 +300,255 @@ export interface components {
             scenario_data: components["schemas"]["ScenarioDataListForm"];
         };
         ScenarioDataListForm: {
+            /** Format: int32 */
             year: number;
             adult: components["schemas"]["StoredAdult"][];
             child: components["schemas"]["StoredChild"][];
+            /**
+             * Format: int32
+             * @description FIPS code of the state
+             * @example 36
+             */
             state: number;
             /** @example 482913075561204 */
             token: string;
             programs: ("actc" | "ctc" | "eitc" | "state_tax" | "state_eitc" | "child_care" | "tanf" | "ssi" | "liheap" | "fica" | "snap" | "medic_aid" | "hix_ptc" | "chip" | "housing" | "wic" | "pandemic" | "fed_tax" | "nslp")[];
+            /** Format: int32 */
             sub_division?: number;
         };
-        StoredAdult: components["schemas"]["Adult"] & {
+        StoredAdult: {
+            /**
+             * Format: int32
+             * @description 1-based position in the array
+             */
             id: number;
+            /** Format: int32 */
+            age: number;
+            /** @example Parent A */
+            nickname?: string;
             /** @example 1250.50 */
-            wage_rate?: string;
+            wage_rate: string;
+            /**
+             * Format: int32
+             * @enum {integer}
+             */
+            yes_or_no: 0 | 1;
+            /** Format: int32 */
+            adult_type: number;
+            /**
+             * Format: int32
+             * @enum {integer}
+             */
+            is_married: 0 | 1;
+            /**
+             * Format: int32
+             * @enum {integer}
+             */
+            is_veteran: 0 | 1;
             /** @example 1250.50 */
-            unemp_comp?: string;
+            unemp_comp: string;
+            /**
+             * Format: int32
+             * @enum {integer}
+             */
+            is_pregnant?: 0 | 1;
             /** @example 1250.50 */
-            monthly_ssi?: string;
+            monthly_ssi: string;
             /** @example 1250.50 */
-            child_support?: string;
+            child_support: string;
             /** @example 1250.50 */
-            other_unearned?: string;
+            other_unearned: string;
             /** @example 1250.50 */
-            monthly_disability?: string;
+            monthly_disability: string;
             /** @example 1250.50 */
-            soc_sec_retirement?: string;
+            soc_sec_retirement: string;
+            /**
+             * Format: int32
+             * @enum {integer}
+             */
+            same_snap_household: 0 | 1;
             /** @example 1250.50 */
-            work_hours_per_week?: string;
+            work_hours_per_week: string;
+            /**
+             * Format: int32
+             * @enum {integer}
+             */
+            is_spouse_in_household: 0 | 1;
+            /**
+             * Format: int32
+             * @enum {integer}
+             */
+            same_legal_hh_fed_state: 0 | 1;
             /** @example 1250.50 */
-            training_hours_per_week?: string;
+            training_hours_per_week: string;
+            /** Format: int32 */
+            aged_or_disability_income: number;
+        };
+        StoredChild: {
+            /**
+             * Format: int32
+             * @description 1-based position in the array
+             */
+            id: number;
+            /** Format: int32 */
+            age: number;
+            /** Format: int32 */
+            sex: number;
+            /** Format: int32 */
+            caretaker: number;
+            /** Format: int32 */
+            in_school: number;
+            /**
+             * Format: int32
+             * @enum {integer}
+             */
+            yes_or_no: 0 | 1;
+            /**
+             * Format: int32
+             * @enum {integer}
+             */
+            is_disabled: 0 | 1;
+            /** Format: int32 */
+            cc_rate_category: number;
+            /** @example 1250.50 */
+            ssi_income_amount?: string;
+            /** Format: int32 */
+            child_care_setting: number;
+            /** Format: int32 */
+            relation_to_caretaker: number;
+            /**
+             * Format: int32
+             * @enum {integer}
+             */
+            same_legal_hh_fed_state: 0 | 1;
+            /**
+             * Format: int32
+             * @enum {integer}
+             */
+            purchase_and_prepare_meals_together: 0 | 1;
+        };
+        ScenarioDetailResponse: {
+            data: {
+                /** @enum {string} */
+                status: "success";
+                /** @enum {string} */
+                message: "Scenario found" | "Scenario created" | "Scenario saved";
+                scenario: components["schemas"]["ScenarioDetail"];
+            };
+        };
+        ScenarioDetail: {
+            /** @example 482913075561204 */
+            token: string;
+            scenario_data: components["schemas"]["ScenarioDataDetailForm"];
+            /**
+             * Format: uri
+             * @description Signed, expiring URL of an SVG chart of the scenario; needs no API key
+             */
+            chart_img: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, six fractional digits
+             * @example 2026-11-21T08:14:03.512000Z
+             */
+            created_at: string;
+            state: {
+                /**
+                 * Format: int32
+                 * @description FIPS code of the state
+                 * @example 36
+                 */
+                id: number;
+                /**
+                 * @example New York
+                 * @enum {string}
+                 */
+                name: "Alabama" | "Alaska" | "Arizona" | "Arkansas" | "California" | "Colorado" | "Connecticut" | "Delaware" | "District of Columbia" | "Florida" | "Georgia" | "Hawaii" | "Idaho" | "Illinois" | "Indiana" | "Iowa" | "Kansas" | "Kentucky" | "Louisiana" | "Maine" | "Maryland" | "Massachusetts" | "Michigan" | "Minnesota" | "Mississippi" | "Missouri" | "Montana" | "Nebraska" | "Nevada" | "New Hampshire" | "New Jersey" | "New Mexico" | "New York" | "North Carolina" | "North Dakota" | "Ohio" | "Oklahoma" | "Oregon" | "Pennsylvania" | "Rhode Island" | "South Carolina" | "South Dakota" | "Tennessee" | "Texas" | "Utah" | "Vermont" | "Virginia" | "Washington" | "West Virginia" | "Wisconsin" | "Wyoming";
+            };
+        };
+        ScenarioDataDetailForm: {
+            /** Format: int32 */
+            year: number;
+            adult: components["schemas"]["StoredAdult"][];
+            child: components["schemas"]["StoredChild"][];
+            /**
+             * Format: int32
+             * @description FIPS code of the state
+             * @example 36
+             */
+            state: number;
+            /**
+             * Format: int64
+             * @description The token, as a number
+             * @example 482913075561204
+             */
+            token: number;
+            programs: ("actc" | "ctc" | "eitc" | "state_tax" | "state_eitc" | "child_care" | "tanf" | "ssi" | "liheap" | "fica" | "snap" | "medic_aid" | "hix_ptc" | "chip" | "housing" | "wic" | "pandemic" | "fed_tax" | "nslp")[];
+            /** Format: int32 */
+            sub_division?: number;
+        };
+        /** @description The data as scenarioData (or scenario_data; exactly one of the two) */
+        CreateScenarioBody: {
+            scenarioData?: components["schemas"]["ScenarioDataInput"];
+            scenario_data?: components["schemas"]["ScenarioDataInput"] & unknown;
+        };
+        ScenarioDataInput: {
+            /** Format: int32 */
+            year: number;
+            /**
+             * Format: int32
+             * @description FIPS code of the state (required, or give `state`)
+             * @example 36
+             */
+            state_id?: number;
+            /**
+             * Format: int32
+             * @description Synonym of state_id; when both are given they must agree
+             */
+            state?: number;
+            /** @description Ignored: the stored value is always the scenario token */
+            token?: string | number;
+            programs: ("actc" | "ctc" | "eitc" | "state_tax" | "state_eitc" | "child_care" | "tanf" | "ssi" | "liheap" | "fica" | "snap" | "medic_aid" | "hix_ptc" | "chip" | "housing" | "wic" | "pandemic" | "fed_tax" | "nslp")[];
+            adult: components["schemas"]["Adult"][];
+            child?: components["schemas"]["Child"][];
+            /** Format: int32 */
+            sub_division?: number;
         };
         Adult: {
-            /** @description 1-based position in the array; filled in when missing */
+            /**
+             * Format: int32
+             * @description 1-based position in the array; filled in when missing
+             */
             id?: number;
+            /** Format: int32 */
             age: number;
+            /** @example Parent A */
             nickname?: string;
             /** @example 0 */
             wage_rate: string | number;
-            /** @enum {number} */
-            yes_or_no: 0;
+            /**
+             * Format: int32
+             * @enum {integer}
+             */
+            yes_or_no: 0 | 1;
+            /** Format: int32 */
             adult_type: number;
-            /** @enum {number} */
-            is_married: 0;
-            /** @enum {number} */
-            is_veteran: 0;
+            /**
+             * Format: int32
+             * @enum {integer}
+             */
+            is_married: 0 | 1;
+            /**
+             * Format: int32
+             * @enum {integer}
+             */
+            is_veteran: 0 | 1;
             /** @example 0 */
             unemp_comp: string | number;
-            /** @enum {number} */
-            is_pregnant?: 0;
+            /**
+             * Format: int32
+             * @enum {integer}
+             */
+            is_pregnant?: 0 | 1;
             /** @example 0 */
             monthly_ssi: string | number;
             /** @example 0 */
@@ -1272,100 +559,77 @@ export interface components {
             monthly_disability: string | number;
             /** @example 0 */
             soc_sec_retirement: string | number;
-            /** @enum {number} */
-            same_snap_household: 0;
+            /**
+             * Format: int32
+             * @enum {integer}
+             */
+            same_snap_household: 0 | 1;
             /** @example 0 */
             work_hours_per_week: string | number;
-            /** @enum {number} */
-            is_spouse_in_household: 0;
-            /** @enum {number} */
-            same_legal_hh_fed_state: 0;
+            /**
+             * Format: int32
+             * @enum {integer}
+             */
+            is_spouse_in_household: 0 | 1;
+            /**
+             * Format: int32
+             * @enum {integer}
+             */
+            same_legal_hh_fed_state: 0 | 1;
             /** @example 0 */
             training_hours_per_week: string | number;
+            /** Format: int32 */
             aged_or_disability_income: number;
         };
-        StoredChild: components["schemas"]["Child"] & {
-            id: number;
-            /** @example 1250.50 */
-            ssi_income_amount?: string;
-        };
         Child: {
-            /** @description 1-based position in the array; filled in when missing */
+            /**
+             * Format: int32
+             * @description 1-based position in the array; filled in when missing
+             */
             id?: number;
+            /** Format: int32 */
             age: number;
+            /** Format: int32 */
             sex: number;
+            /** Format: int32 */
             caretaker: number;
+            /** Format: int32 */
             in_school: number;
-            /** @enum {number} */
-            yes_or_no: 0;
-            /** @enum {number} */
-            is_disabled: 0;
+            /**
+             * Format: int32
+             * @enum {integer}
+             */
+            yes_or_no: 0 | 1;
+            /**
+             * Format: int32
+             * @enum {integer}
+             */
+            is_disabled: 0 | 1;
+            /** Format: int32 */
             cc_rate_category: number;
             /** @example 0 */
             ssi_income_amount?: string | number;
+            /** Format: int32 */
             child_care_setting: number;
+            /** Format: int32 */
             relation_to_caretaker: number;
-            /** @enum {number} */
-            same_legal_hh_fed_state: 0;
-            /** @enum {number} */
-            purchase_and_prepare_meals_together: 0;
-        };
-        ScenarioDetailResponse: {
-            data: {
-                /** @enum {string} */
-                status: "success";
-                /** @example Scenario found */
-                message: string;
-                scenario: components["schemas"]["ScenarioDetail"];
-            };
-        };
-        ScenarioDetail: {
-            token: string;
-            scenario_data: components["schemas"]["ScenarioDataDetailForm"];
-            /** @description Signed, expiring URL of an SVG chart of the scenario */
-            chart_img: string;
             /**
-             * @description ISO 8601, UTC, six fractional digits
-             * @example 2026-11-21T08:14:03.512000Z
+             * Format: int32
+             * @enum {integer}
              */
-            created_at: string;
-            state: {
-                id: number;
-                name: string;
-            };
-        };
-        ScenarioDataDetailForm: {
-            year: number;
-            adult: components["schemas"]["StoredAdult"][];
-            child: components["schemas"]["StoredChild"][];
-            state: number;
-            /** @example 482913075561204 */
-            token: number;
-            programs: ("actc" | "ctc" | "eitc" | "state_tax" | "state_eitc" | "child_care" | "tanf" | "ssi" | "liheap" | "fica" | "snap" | "medic_aid" | "hix_ptc" | "chip" | "housing" | "wic" | "pandemic" | "fed_tax" | "nslp")[];
-            sub_division?: number;
-        };
-        CreateScenarioBody: {
-            scenarioData?: components["schemas"]["ScenarioDataInput"];
-            scenario_data?: components["schemas"]["ScenarioDataInput"] & unknown;
-        };
-        ScenarioDataInput: {
-            year: number;
+            same_legal_hh_fed_state: 0 | 1;
             /**
-             * @description FIPS code of the state (required, or give `state`)
-             * @example 36
+             * Format: int32
+             * @enum {integer}
              */
-            state_id?: number;
-            /** @description Synonym of state_id; when both are given they must agree */
-            state?: number;
-            /** @description Ignored: the stored value is always the scenario token */
-            token?: string | number;
-            programs: ("actc" | "ctc" | "eitc" | "state_tax" | "state_eitc" | "child_care" | "tanf" | "ssi" | "liheap" | "fica" | "snap" | "medic_aid" | "hix_ptc" | "chip" | "housing" | "wic" | "pandemic" | "fed_tax" | "nslp")[];
-            adult: components["schemas"]["Adult"][];
-            child?: components["schemas"]["Child"][];
-            sub_division?: number;
+            purchase_and_prepare_meals_together: 0 | 1;
         };
+        /** @description The token and the data as scenarioData (or scenario_data; exactly one of the two) */
         SaveScenarioBody: {
-            /** @example 482913075561204 */
+            /**
+             * @description The token of the scenario to save
+             * @example 482913075561204
+             */
             token: string | number;
             scenarioData?: components["schemas"]["ScenarioDataInput"];
             scenario_data?: components["schemas"]["ScenarioDataInput"] & unknown;
@@ -1379,78 +643,126 @@ export interface components {
             };
         };
         AdminAccount: {
+            /**
+             * Format: int64
+             * @example 7
+             */
             id: number;
+            /** @example Acme Benefits Lab */
             name: string;
+            /**
+             * Format: email
+             * @example dev@acme.example
+             */
             email: string;
             /**
+             * Format: date-time
              * @description ISO 8601, UTC, six fractional digits
              * @example 2026-11-21T08:14:03.512000Z
              */
             created_at: string;
         };
         CreateAccountBody: {
+            /** @example Acme Benefits Lab */
             name: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description Unique regardless of letter case
+             * @example dev@acme.example
+             */
             email: string;
         };
         AdminCreatedApiKey: {
+            /**
+             * Format: int64
+             * @example 12
+             */
             id: number;
             /**
              * @description First characters of the key, to tell keys apart
              * @example scn_4fQ9xZ
              */
             prefix: string;
+            /** @example ci */
             name: string | null;
             /** @enum {string} */
             scope: "read" | "read_write";
             /**
+             * Format: date-time
              * @description ISO 8601, UTC, six fractional digits
              * @example 2026-11-21T08:14:03.512000Z
              */
             created_at: string;
             /**
+             * Format: date-time
              * @description ISO 8601, UTC, six fractional digits
              * @example 2026-11-21T08:14:03.512000Z
              */
             expires_at: string | null;
-            /** @description The full key. Shown this once; only its hash is stored. */
+            /**
+             * @description The full key. Shown this once; only its hash is stored.
+             * @example scn_4fQ9xZk2LmP8sWq1VbN7cRt5YhJ3dGf6aE0u
+             */
             key: string;
         };
         CreateKeyBody: {
+            /**
+             * @description A label, to tell keys apart
+             * @example ci
+             */
             name?: string;
             /**
+             * @description read: GET only; read_write (default): everything
              * @default read_write
              * @enum {string}
              */
             scope: "read" | "read_write";
+            /**
+             * Format: date-time
+             * @description When the key stops working (RFC 3339, any offset); must be in the future
+             * @example 2027-06-30T00:00:00Z
+             */
             expires_at?: string;
         };
+        AdminApiKeyList: {
+            /** @description All keys of the account */
+            data: components["schemas"]["AdminApiKey"][];
+        };
         AdminApiKey: {
+            /**
+             * Format: int64
+             * @example 12
+             */
             id: number;
             /**
              * @description First characters of the key, to tell keys apart
              * @example scn_4fQ9xZ
              */
             prefix: string;
+            /** @example ci */
             name: string | null;
             /** @enum {string} */
             scope: "read" | "read_write";
             /**
+             * Format: date-time
              * @description ISO 8601, UTC, six fractional digits
              * @example 2026-11-21T08:14:03.512000Z
              */
             created_at: string;
             /**
+             * Format: date-time
              * @description ISO 8601, UTC, six fractional digits
              * @example 2026-11-21T08:14:03.512000Z
              */
             expires_at: string | null;
             /**
+             * Format: date-time
              * @description Updated at most once a minute
              * @example 2026-11-21T08:14:03.512000Z
              */
             last_used_at: string | null;
             /**
+             * Format: date-time
              * @description ISO 8601, UTC, six fractional digits
              * @example 2026-11-21T08:14:03.512000Z
              */
@@ -1458,10 +770,2206 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description The scenario token: 15 digits, no leading zero */
+        ScenarioToken: components["schemas"]["ScenarioToken"];
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description Identifies the request in logs and support requests: Cloudflare's ray id when there is one, else a UUID
+         * @example 8f1e2d3c4b5a6978-AMS
+         */
+        "X-Request-Id": string;
+        /** @description CORS: pages on any origin may call the API (it authenticates with bearer tokens, never cookies) */
+        "Access-Control-Allow-Origin": "*";
+        /**
+         * @description The quota that applies (IETF draft-ietf-httpapi-ratelimit-headers): `"per-key"` on requests made with a valid API key (RATE_LIMIT_PER_MINUTE per 60 s), `"failed-auth"` on refused credentials (60 failures per 60 s per client address). The remaining quota is not reported except on 429 (see RateLimit).
+         * @example "per-key";q=600;w=60
+         */
+        "RateLimit-Policy": string;
+        /**
+         * @description On 429: the quota that ran out, with nothing remaining (r=0) and at most t seconds until it resets
+         * @example "per-key";r=0;t=60
+         */
+        RateLimit: string;
+        /**
+         * @description Seconds to wait before trying again
+         * @example 60
+         */
+        "Retry-After": number;
+        /**
+         * @description The scenario's stored version (strong), for If-None-Match and If-Match
+         * @example "v3"
+         */
+        ETag: string;
+        /**
+         * @description URL of the new scenario
+         * @example https://scenario-service.example.workers.dev/scenarios/482913075561204
+         */
+        Location: string;
+        /** @description Present on the replay of an earlier create with the same Idempotency-Key */
+        "Idempotent-Replayed": "true";
+        /**
+         * @description The Bearer challenge (RFC 6750)
+         * @example Bearer realm="scenario-service", error="invalid_token"
+         */
+        "WWW-Authenticate": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Acme Benefits Lab",
+                     *       "email": "dev@acme.example"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description Missing or invalid credentials (code: unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getChart: {
+        parameters: {
+            query?: {
+                /** @description Expiry, unix seconds */
+                exp?: string;
+                /** @description Signature: the account id, a dot, and a base64url HMAC-SHA256 */
+                sig?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The scenario token: 15 digits, no leading zero */
+                token: components["parameters"]["ScenarioToken"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The chart */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                };
+            };
+            /** @description Not allowed (code: forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (code: not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listScenarios: {
+        parameters: {
+            query?: {
+                /** @description Page length, 1–100 (default 10) */
+                limit?: string;
+                /** @description Next page: items older than this id */
+                starting_after?: string;
+                /** @description Previous page: items newer than this id (spelled as in the spec) */
+                endding_before?: string;
+                /** @description Same as endding_before */
+                ending_before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of scenarios */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 1042,
+                     *           "user_id": 7,
+                     *           "state": {
+                     *             "id": 36,
+                     *             "name": "New York",
+                     *             "slug": "new-york"
+                     *           },
+                     *           "token": "482913075561204",
+                     *           "expired": null,
+                     *           "created_at": "2026-11-21T08:14:03.512000Z",
+                     *           "scenario_data": {
+                     *             "year": 2026,
+                     *             "adult": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "age": 36,
+                     *                 "nickname": "Parent A",
+                     *                 "wage_rate": "22.50",
+                     *                 "yes_or_no": 1,
+                     *                 "adult_type": 1,
+                     *                 "is_married": 1,
+                     *                 "is_veteran": 0,
+                     *                 "unemp_comp": "0",
+                     *                 "is_pregnant": 0,
+                     *                 "monthly_ssi": "0",
+                     *                 "child_support": "0",
+                     *                 "other_unearned": "0",
+                     *                 "monthly_disability": "0",
+                     *                 "soc_sec_retirement": "0",
+                     *                 "same_snap_household": 1,
+                     *                 "work_hours_per_week": "40",
+                     *                 "is_spouse_in_household": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "training_hours_per_week": "0",
+                     *                 "aged_or_disability_income": 0
+                     *               },
+                     *               {
+                     *                 "id": 2,
+                     *                 "age": 34,
+                     *                 "nickname": "Parent B",
+                     *                 "wage_rate": "16.00",
+                     *                 "yes_or_no": 1,
+                     *                 "adult_type": 1,
+                     *                 "is_married": 1,
+                     *                 "is_veteran": 0,
+                     *                 "unemp_comp": "0",
+                     *                 "is_pregnant": 0,
+                     *                 "monthly_ssi": "0",
+                     *                 "child_support": "0",
+                     *                 "other_unearned": "0",
+                     *                 "monthly_disability": "0",
+                     *                 "soc_sec_retirement": "0",
+                     *                 "same_snap_household": 1,
+                     *                 "work_hours_per_week": "20",
+                     *                 "is_spouse_in_household": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "training_hours_per_week": "6",
+                     *                 "aged_or_disability_income": 0
+                     *               }
+                     *             ],
+                     *             "child": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "age": 7,
+                     *                 "sex": 1,
+                     *                 "caretaker": 1,
+                     *                 "in_school": 1,
+                     *                 "yes_or_no": 1,
+                     *                 "is_disabled": 0,
+                     *                 "cc_rate_category": 2,
+                     *                 "ssi_income_amount": "0",
+                     *                 "child_care_setting": 1,
+                     *                 "relation_to_caretaker": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "purchase_and_prepare_meals_together": 1
+                     *               },
+                     *               {
+                     *                 "id": 2,
+                     *                 "age": 3,
+                     *                 "sex": 2,
+                     *                 "caretaker": 1,
+                     *                 "in_school": 0,
+                     *                 "yes_or_no": 1,
+                     *                 "is_disabled": 0,
+                     *                 "cc_rate_category": 1,
+                     *                 "ssi_income_amount": "0",
+                     *                 "child_care_setting": 2,
+                     *                 "relation_to_caretaker": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "purchase_and_prepare_meals_together": 1
+                     *               }
+                     *             ],
+                     *             "state": 36,
+                     *             "token": "482913075561204",
+                     *             "programs": [
+                     *               "snap",
+                     *               "eitc",
+                     *               "ctc",
+                     *               "child_care",
+                     *               "medic_aid"
+                     *             ],
+                     *             "sub_division": 5
+                     *           }
+                     *         }
+                     *       ],
+                     *       "has_more": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScenarioList"];
+                };
+            };
+            /** @description Bad request (code: invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid credentials (code: unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createScenario: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any opaque string up to 255 characters */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "scenarioData": {
+                 *         "year": 2026,
+                 *         "state_id": 36,
+                 *         "programs": [
+                 *           "snap",
+                 *           "eitc",
+                 *           "ctc",
+                 *           "child_care",
+                 *           "medic_aid"
+                 *         ],
+                 *         "adult": [
+                 *           {
+                 *             "age": 36,
+                 *             "nickname": "Parent A",
+                 *             "wage_rate": "22.50",
+                 *             "yes_or_no": 1,
+                 *             "adult_type": 1,
+                 *             "is_married": 1,
+                 *             "is_veteran": 0,
+                 *             "unemp_comp": "0",
+                 *             "is_pregnant": 0,
+                 *             "monthly_ssi": "0",
+                 *             "child_support": "0",
+                 *             "other_unearned": "0",
+                 *             "monthly_disability": "0",
+                 *             "soc_sec_retirement": "0",
+                 *             "same_snap_household": 1,
+                 *             "work_hours_per_week": "40",
+                 *             "is_spouse_in_household": 1,
+                 *             "same_legal_hh_fed_state": 1,
+                 *             "training_hours_per_week": "0",
+                 *             "aged_or_disability_income": 0
+                 *           },
+                 *           {
+                 *             "age": 34,
+                 *             "nickname": "Parent B",
+                 *             "wage_rate": "16.00",
+                 *             "yes_or_no": 1,
+                 *             "adult_type": 1,
+                 *             "is_married": 1,
+                 *             "is_veteran": 0,
+                 *             "unemp_comp": "0",
+                 *             "is_pregnant": 0,
+                 *             "monthly_ssi": "0",
+                 *             "child_support": "0",
+                 *             "other_unearned": "0",
+                 *             "monthly_disability": "0",
+                 *             "soc_sec_retirement": "0",
+                 *             "same_snap_household": 1,
+                 *             "work_hours_per_week": "20",
+                 *             "is_spouse_in_household": 1,
+                 *             "same_legal_hh_fed_state": 1,
+                 *             "training_hours_per_week": "6",
+                 *             "aged_or_disability_income": 0
+                 *           }
+                 *         ],
+                 *         "child": [
+                 *           {
+                 *             "age": 7,
+                 *             "sex": 1,
+                 *             "caretaker": 1,
+                 *             "in_school": 1,
+                 *             "yes_or_no": 1,
+                 *             "is_disabled": 0,
+                 *             "cc_rate_category": 2,
+                 *             "ssi_income_amount": "0",
+                 *             "child_care_setting": 1,
+                 *             "relation_to_caretaker": 1,
+                 *             "same_legal_hh_fed_state": 1,
+                 *             "purchase_and_prepare_meals_together": 1
+                 *           },
+                 *           {
+                 *             "age": 3,
+                 *             "sex": 2,
+                 *             "caretaker": 1,
+                 *             "in_school": 0,
+                 *             "yes_or_no": 1,
+                 *             "is_disabled": 0,
+                 *             "cc_rate_category": 1,
+                 *             "ssi_income_amount": "0",
+                 *             "child_care_setting": 2,
+                 *             "relation_to_caretaker": 1,
+                 *             "same_legal_hh_fed_state": 1,
+                 *             "purchase_and_prepare_meals_together": 1
+                 *           }
+                 *         ],
+                 *         "sub_division": 5
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateScenarioBody"];
+            };
+        };
+        responses: {
+            /** @description Created (or the replay of an earlier create with the same Idempotency-Key) */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "status": "success",
+                     *         "message": "Scenario created",
+                     *         "scenario": {
+                     *           "token": "482913075561204",
+                     *           "scenario_data": {
+                     *             "year": 2026,
+                     *             "adult": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "age": 36,
+                     *                 "nickname": "Parent A",
+                     *                 "wage_rate": "22.50",
+                     *                 "yes_or_no": 1,
+                     *                 "adult_type": 1,
+                     *                 "is_married": 1,
+                     *                 "is_veteran": 0,
+                     *                 "unemp_comp": "0",
+                     *                 "is_pregnant": 0,
+                     *                 "monthly_ssi": "0",
+                     *                 "child_support": "0",
+                     *                 "other_unearned": "0",
+                     *                 "monthly_disability": "0",
+                     *                 "soc_sec_retirement": "0",
+                     *                 "same_snap_household": 1,
+                     *                 "work_hours_per_week": "40",
+                     *                 "is_spouse_in_household": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "training_hours_per_week": "0",
+                     *                 "aged_or_disability_income": 0
+                     *               },
+                     *               {
+                     *                 "id": 2,
+                     *                 "age": 34,
+                     *                 "nickname": "Parent B",
+                     *                 "wage_rate": "16.00",
+                     *                 "yes_or_no": 1,
+                     *                 "adult_type": 1,
+                     *                 "is_married": 1,
+                     *                 "is_veteran": 0,
+                     *                 "unemp_comp": "0",
+                     *                 "is_pregnant": 0,
+                     *                 "monthly_ssi": "0",
+                     *                 "child_support": "0",
+                     *                 "other_unearned": "0",
+                     *                 "monthly_disability": "0",
+                     *                 "soc_sec_retirement": "0",
+                     *                 "same_snap_household": 1,
+                     *                 "work_hours_per_week": "20",
+                     *                 "is_spouse_in_household": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "training_hours_per_week": "6",
+                     *                 "aged_or_disability_income": 0
+                     *               }
+                     *             ],
+                     *             "child": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "age": 7,
+                     *                 "sex": 1,
+                     *                 "caretaker": 1,
+                     *                 "in_school": 1,
+                     *                 "yes_or_no": 1,
+                     *                 "is_disabled": 0,
+                     *                 "cc_rate_category": 2,
+                     *                 "ssi_income_amount": "0",
+                     *                 "child_care_setting": 1,
+                     *                 "relation_to_caretaker": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "purchase_and_prepare_meals_together": 1
+                     *               },
+                     *               {
+                     *                 "id": 2,
+                     *                 "age": 3,
+                     *                 "sex": 2,
+                     *                 "caretaker": 1,
+                     *                 "in_school": 0,
+                     *                 "yes_or_no": 1,
+                     *                 "is_disabled": 0,
+                     *                 "cc_rate_category": 1,
+                     *                 "ssi_income_amount": "0",
+                     *                 "child_care_setting": 2,
+                     *                 "relation_to_caretaker": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "purchase_and_prepare_meals_together": 1
+                     *               }
+                     *             ],
+                     *             "state": 36,
+                     *             "token": 482913075561204,
+                     *             "programs": [
+                     *               "snap",
+                     *               "eitc",
+                     *               "ctc",
+                     *               "child_care",
+                     *               "medic_aid"
+                     *             ],
+                     *             "sub_division": 5
+                     *           },
+                     *           "chart_img": "https://scenario-service.example.workers.dev/scenarios/482913075561204/chart.svg?exp=1795252443&sig=7.Yk3p0qF8m2c9RZJdV1wQe4sTtA6hLbN0uXyG5oKjP_s",
+                     *           "created_at": "2026-11-21T08:14:03.512000Z",
+                     *           "state": {
+                     *             "id": 36,
+                     *             "name": "New York"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScenarioDetailResponse"];
+                };
+            };
+            /** @description Bad request (code: invalid_json, invalid_header) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid credentials (code: unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed (code: forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (code: payload_too_large) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (code: validation_failed, idempotency_conflict) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    viewScenario: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags from earlier replies, or * */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description The scenario token: 15 digits, no leading zero */
+                token: components["parameters"]["ScenarioToken"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The scenario */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "status": "success",
+                     *         "message": "Scenario found",
+                     *         "scenario": {
+                     *           "token": "482913075561204",
+                     *           "scenario_data": {
+                     *             "year": 2026,
+                     *             "adult": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "age": 36,
+                     *                 "nickname": "Parent A",
+                     *                 "wage_rate": "22.50",
+                     *                 "yes_or_no": 1,
+                     *                 "adult_type": 1,
+                     *                 "is_married": 1,
+                     *                 "is_veteran": 0,
+                     *                 "unemp_comp": "0",
+                     *                 "is_pregnant": 0,
+                     *                 "monthly_ssi": "0",
+                     *                 "child_support": "0",
+                     *                 "other_unearned": "0",
+                     *                 "monthly_disability": "0",
+                     *                 "soc_sec_retirement": "0",
+                     *                 "same_snap_household": 1,
+                     *                 "work_hours_per_week": "40",
+                     *                 "is_spouse_in_household": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "training_hours_per_week": "0",
+                     *                 "aged_or_disability_income": 0
+                     *               },
+                     *               {
+                     *                 "id": 2,
+                     *                 "age": 34,
+                     *                 "nickname": "Parent B",
+                     *                 "wage_rate": "16.00",
+                     *                 "yes_or_no": 1,
+                     *                 "adult_type": 1,
+                     *                 "is_married": 1,
+                     *                 "is_veteran": 0,
+                     *                 "unemp_comp": "0",
+                     *                 "is_pregnant": 0,
+                     *                 "monthly_ssi": "0",
+                     *                 "child_support": "0",
+                     *                 "other_unearned": "0",
+                     *                 "monthly_disability": "0",
+                     *                 "soc_sec_retirement": "0",
+                     *                 "same_snap_household": 1,
+                     *                 "work_hours_per_week": "20",
+                     *                 "is_spouse_in_household": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "training_hours_per_week": "6",
+                     *                 "aged_or_disability_income": 0
+                     *               }
+                     *             ],
+                     *             "child": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "age": 7,
+                     *                 "sex": 1,
+                     *                 "caretaker": 1,
+                     *                 "in_school": 1,
+                     *                 "yes_or_no": 1,
+                     *                 "is_disabled": 0,
+                     *                 "cc_rate_category": 2,
+                     *                 "ssi_income_amount": "0",
+                     *                 "child_care_setting": 1,
+                     *                 "relation_to_caretaker": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "purchase_and_prepare_meals_together": 1
+                     *               },
+                     *               {
+                     *                 "id": 2,
+                     *                 "age": 3,
+                     *                 "sex": 2,
+                     *                 "caretaker": 1,
+                     *                 "in_school": 0,
+                     *                 "yes_or_no": 1,
+                     *                 "is_disabled": 0,
+                     *                 "cc_rate_category": 1,
+                     *                 "ssi_income_amount": "0",
+                     *                 "child_care_setting": 2,
+                     *                 "relation_to_caretaker": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "purchase_and_prepare_meals_together": 1
+                     *               }
+                     *             ],
+                     *             "state": 36,
+                     *             "token": 482913075561204,
+                     *             "programs": [
+                     *               "snap",
+                     *               "eitc",
+                     *               "ctc",
+                     *               "child_care",
+                     *               "medic_aid"
+                     *             ],
+                     *             "sub_division": 5
+                     *           },
+                     *           "chart_img": "https://scenario-service.example.workers.dev/scenarios/482913075561204/chart.svg?exp=1795252443&sig=7.Yk3p0qF8m2c9RZJdV1wQe4sTtA6hLbN0uXyG5oKjP_s",
+                     *           "created_at": "2026-11-21T08:14:03.512000Z",
+                     *           "state": {
+                     *             "id": 36,
+                     *             "name": "New York"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScenarioDetailResponse"];
+                };
+            };
+            /** @description Not modified since the ETag given in If-None-Match */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials (code: unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (code: not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteScenarioAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The scenario token: 15 digits, no leading zero */
+                token: components["parameters"]["ScenarioToken"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "status": "success",
+                     *         "message": "Scenario deleted"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScenarioDeleted"];
+                };
+            };
+            /** @description Missing or invalid credentials (code: unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed (code: forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (code: not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    saveScenarioPut: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on, or * for "if it exists" */
+                "if-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "482913075561204",
+                 *       "scenarioData": {
+                 *         "year": 2027,
+                 *         "state_id": 36,
+                 *         "programs": [
+                 *           "snap",
+                 *           "eitc",
+                 *           "ctc",
+                 *           "child_care",
+                 *           "medic_aid"
+                 *         ],
+                 *         "adult": [
+                 *           {
+                 *             "age": 36,
+                 *             "nickname": "Parent A",
+                 *             "wage_rate": "22.50",
+                 *             "yes_or_no": 1,
+                 *             "adult_type": 1,
+                 *             "is_married": 1,
+                 *             "is_veteran": 0,
+                 *             "unemp_comp": "0",
+                 *             "is_pregnant": 0,
+                 *             "monthly_ssi": "0",
+                 *             "child_support": "0",
+                 *             "other_unearned": "0",
+                 *             "monthly_disability": "0",
+                 *             "soc_sec_retirement": "0",
+                 *             "same_snap_household": 1,
+                 *             "work_hours_per_week": "40",
+                 *             "is_spouse_in_household": 1,
+                 *             "same_legal_hh_fed_state": 1,
+                 *             "training_hours_per_week": "0",
+                 *             "aged_or_disability_income": 0
+                 *           },
+                 *           {
+                 *             "age": 34,
+                 *             "nickname": "Parent B",
+                 *             "wage_rate": "16.00",
+                 *             "yes_or_no": 1,
+                 *             "adult_type": 1,
+                 *             "is_married": 1,
+                 *             "is_veteran": 0,
+                 *             "unemp_comp": "0",
+                 *             "is_pregnant": 0,
+                 *             "monthly_ssi": "0",
+                 *             "child_support": "0",
+                 *             "other_unearned": "0",
+                 *             "monthly_disability": "0",
+                 *             "soc_sec_retirement": "0",
+                 *             "same_snap_household": 1,
+                 *             "work_hours_per_week": "20",
+                 *             "is_spouse_in_household": 1,
+                 *             "same_legal_hh_fed_state": 1,
+                 *             "training_hours_per_week": "6",
+                 *             "aged_or_disability_income": 0
+                 *           }
+                 *         ],
+                 *         "child": [
+                 *           {
+                 *             "age": 7,
+                 *             "sex": 1,
+                 *             "caretaker": 1,
+                 *             "in_school": 1,
+                 *             "yes_or_no": 1,
+                 *             "is_disabled": 0,
+                 *             "cc_rate_category": 2,
+                 *             "ssi_income_amount": "0",
+                 *             "child_care_setting": 1,
+                 *             "relation_to_caretaker": 1,
+                 *             "same_legal_hh_fed_state": 1,
+                 *             "purchase_and_prepare_meals_together": 1
+                 *           },
+                 *           {
+                 *             "age": 3,
+                 *             "sex": 2,
+                 *             "caretaker": 1,
+                 *             "in_school": 0,
+                 *             "yes_or_no": 1,
+                 *             "is_disabled": 0,
+                 *             "cc_rate_category": 1,
+                 *             "ssi_income_amount": "0",
+                 *             "child_care_setting": 2,
+                 *             "relation_to_caretaker": 1,
+                 *             "same_legal_hh_fed_state": 1,
+                 *             "purchase_and_prepare_meals_together": 1
+                 *           }
+                 *         ],
+                 *         "sub_division": 5
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SaveScenarioBody"];
+            };
+        };
+        responses: {
+            /** @description Saved */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "status": "success",
+                     *         "message": "Scenario saved",
+                     *         "scenario": {
+                     *           "token": "482913075561204",
+                     *           "scenario_data": {
+                     *             "year": 2027,
+                     *             "adult": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "age": 36,
+                     *                 "nickname": "Parent A",
+                     *                 "wage_rate": "22.50",
+                     *                 "yes_or_no": 1,
+                     *                 "adult_type": 1,
+                     *                 "is_married": 1,
+                     *                 "is_veteran": 0,
+                     *                 "unemp_comp": "0",
+                     *                 "is_pregnant": 0,
+                     *                 "monthly_ssi": "0",
+                     *                 "child_support": "0",
+                     *                 "other_unearned": "0",
+                     *                 "monthly_disability": "0",
+                     *                 "soc_sec_retirement": "0",
+                     *                 "same_snap_household": 1,
+                     *                 "work_hours_per_week": "40",
+                     *                 "is_spouse_in_household": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "training_hours_per_week": "0",
+                     *                 "aged_or_disability_income": 0
+                     *               },
+                     *               {
+                     *                 "id": 2,
+                     *                 "age": 34,
+                     *                 "nickname": "Parent B",
+                     *                 "wage_rate": "16.00",
+                     *                 "yes_or_no": 1,
+                     *                 "adult_type": 1,
+                     *                 "is_married": 1,
+                     *                 "is_veteran": 0,
+                     *                 "unemp_comp": "0",
+                     *                 "is_pregnant": 0,
+                     *                 "monthly_ssi": "0",
+                     *                 "child_support": "0",
+                     *                 "other_unearned": "0",
+                     *                 "monthly_disability": "0",
+                     *                 "soc_sec_retirement": "0",
+                     *                 "same_snap_household": 1,
+                     *                 "work_hours_per_week": "20",
+                     *                 "is_spouse_in_household": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "training_hours_per_week": "6",
+                     *                 "aged_or_disability_income": 0
+                     *               }
+                     *             ],
+                     *             "child": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "age": 7,
+                     *                 "sex": 1,
+                     *                 "caretaker": 1,
+                     *                 "in_school": 1,
+                     *                 "yes_or_no": 1,
+                     *                 "is_disabled": 0,
+                     *                 "cc_rate_category": 2,
+                     *                 "ssi_income_amount": "0",
+                     *                 "child_care_setting": 1,
+                     *                 "relation_to_caretaker": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "purchase_and_prepare_meals_together": 1
+                     *               },
+                     *               {
+                     *                 "id": 2,
+                     *                 "age": 3,
+                     *                 "sex": 2,
+                     *                 "caretaker": 1,
+                     *                 "in_school": 0,
+                     *                 "yes_or_no": 1,
+                     *                 "is_disabled": 0,
+                     *                 "cc_rate_category": 1,
+                     *                 "ssi_income_amount": "0",
+                     *                 "child_care_setting": 2,
+                     *                 "relation_to_caretaker": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "purchase_and_prepare_meals_together": 1
+                     *               }
+                     *             ],
+                     *             "state": 36,
+                     *             "token": 482913075561204,
+                     *             "programs": [
+                     *               "snap",
+                     *               "eitc",
+                     *               "ctc",
+                     *               "child_care",
+                     *               "medic_aid"
+                     *             ],
+                     *             "sub_division": 5
+                     *           },
+                     *           "chart_img": "https://scenario-service.example.workers.dev/scenarios/482913075561204/chart.svg?exp=1795252443&sig=7.Yk3p0qF8m2c9RZJdV1wQe4sTtA6hLbN0uXyG5oKjP_s",
+                     *           "created_at": "2026-11-21T08:14:03.512000Z",
+                     *           "state": {
+                     *             "id": 36,
+                     *             "name": "New York"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScenarioDetailResponse"];
+                };
+            };
+            /** @description Bad request (code: invalid_json) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid credentials (code: unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed (code: forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (code: not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Precondition failed (code: precondition_failed) */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (code: payload_too_large) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (code: validation_failed) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    saveScenario: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on, or * for "if it exists" */
+                "if-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "482913075561204",
+                 *       "scenarioData": {
+                 *         "year": 2027,
+                 *         "state_id": 36,
+                 *         "programs": [
+                 *           "snap",
+                 *           "eitc",
+                 *           "ctc",
+                 *           "child_care",
+                 *           "medic_aid"
+                 *         ],
+                 *         "adult": [
+                 *           {
+                 *             "age": 36,
+                 *             "nickname": "Parent A",
+                 *             "wage_rate": "22.50",
+                 *             "yes_or_no": 1,
+                 *             "adult_type": 1,
+                 *             "is_married": 1,
+                 *             "is_veteran": 0,
+                 *             "unemp_comp": "0",
+                 *             "is_pregnant": 0,
+                 *             "monthly_ssi": "0",
+                 *             "child_support": "0",
+                 *             "other_unearned": "0",
+                 *             "monthly_disability": "0",
+                 *             "soc_sec_retirement": "0",
+                 *             "same_snap_household": 1,
+                 *             "work_hours_per_week": "40",
+                 *             "is_spouse_in_household": 1,
+                 *             "same_legal_hh_fed_state": 1,
+                 *             "training_hours_per_week": "0",
+                 *             "aged_or_disability_income": 0
+                 *           },
+                 *           {
+                 *             "age": 34,
+                 *             "nickname": "Parent B",
+                 *             "wage_rate": "16.00",
+                 *             "yes_or_no": 1,
+                 *             "adult_type": 1,
+                 *             "is_married": 1,
+                 *             "is_veteran": 0,
+                 *             "unemp_comp": "0",
+                 *             "is_pregnant": 0,
+                 *             "monthly_ssi": "0",
+                 *             "child_support": "0",
+                 *             "other_unearned": "0",
+                 *             "monthly_disability": "0",
+                 *             "soc_sec_retirement": "0",
+                 *             "same_snap_household": 1,
+                 *             "work_hours_per_week": "20",
+                 *             "is_spouse_in_household": 1,
+                 *             "same_legal_hh_fed_state": 1,
+                 *             "training_hours_per_week": "6",
+                 *             "aged_or_disability_income": 0
+                 *           }
+                 *         ],
+                 *         "child": [
+                 *           {
+                 *             "age": 7,
+                 *             "sex": 1,
+                 *             "caretaker": 1,
+                 *             "in_school": 1,
+                 *             "yes_or_no": 1,
+                 *             "is_disabled": 0,
+                 *             "cc_rate_category": 2,
+                 *             "ssi_income_amount": "0",
+                 *             "child_care_setting": 1,
+                 *             "relation_to_caretaker": 1,
+                 *             "same_legal_hh_fed_state": 1,
+                 *             "purchase_and_prepare_meals_together": 1
+                 *           },
+                 *           {
+                 *             "age": 3,
+                 *             "sex": 2,
+                 *             "caretaker": 1,
+                 *             "in_school": 0,
+                 *             "yes_or_no": 1,
+                 *             "is_disabled": 0,
+                 *             "cc_rate_category": 1,
+                 *             "ssi_income_amount": "0",
+                 *             "child_care_setting": 2,
+                 *             "relation_to_caretaker": 1,
+                 *             "same_legal_hh_fed_state": 1,
+                 *             "purchase_and_prepare_meals_together": 1
+                 *           }
+                 *         ],
+                 *         "sub_division": 5
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SaveScenarioBody"];
+            };
+        };
+        responses: {
+            /** @description Saved */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "status": "success",
+                     *         "message": "Scenario saved",
+                     *         "scenario": {
+                     *           "token": "482913075561204",
+                     *           "scenario_data": {
+                     *             "year": 2027,
+                     *             "adult": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "age": 36,
+                     *                 "nickname": "Parent A",
+                     *                 "wage_rate": "22.50",
+                     *                 "yes_or_no": 1,
+                     *                 "adult_type": 1,
+                     *                 "is_married": 1,
+                     *                 "is_veteran": 0,
+                     *                 "unemp_comp": "0",
+                     *                 "is_pregnant": 0,
+                     *                 "monthly_ssi": "0",
+                     *                 "child_support": "0",
+                     *                 "other_unearned": "0",
+                     *                 "monthly_disability": "0",
+                     *                 "soc_sec_retirement": "0",
+                     *                 "same_snap_household": 1,
+                     *                 "work_hours_per_week": "40",
+                     *                 "is_spouse_in_household": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "training_hours_per_week": "0",
+                     *                 "aged_or_disability_income": 0
+                     *               },
+                     *               {
+                     *                 "id": 2,
+                     *                 "age": 34,
+                     *                 "nickname": "Parent B",
+                     *                 "wage_rate": "16.00",
+                     *                 "yes_or_no": 1,
+                     *                 "adult_type": 1,
+                     *                 "is_married": 1,
+                     *                 "is_veteran": 0,
+                     *                 "unemp_comp": "0",
+                     *                 "is_pregnant": 0,
+                     *                 "monthly_ssi": "0",
+                     *                 "child_support": "0",
+                     *                 "other_unearned": "0",
+                     *                 "monthly_disability": "0",
+                     *                 "soc_sec_retirement": "0",
+                     *                 "same_snap_household": 1,
+                     *                 "work_hours_per_week": "20",
+                     *                 "is_spouse_in_household": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "training_hours_per_week": "6",
+                     *                 "aged_or_disability_income": 0
+                     *               }
+                     *             ],
+                     *             "child": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "age": 7,
+                     *                 "sex": 1,
+                     *                 "caretaker": 1,
+                     *                 "in_school": 1,
+                     *                 "yes_or_no": 1,
+                     *                 "is_disabled": 0,
+                     *                 "cc_rate_category": 2,
+                     *                 "ssi_income_amount": "0",
+                     *                 "child_care_setting": 1,
+                     *                 "relation_to_caretaker": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "purchase_and_prepare_meals_together": 1
+                     *               },
+                     *               {
+                     *                 "id": 2,
+                     *                 "age": 3,
+                     *                 "sex": 2,
+                     *                 "caretaker": 1,
+                     *                 "in_school": 0,
+                     *                 "yes_or_no": 1,
+                     *                 "is_disabled": 0,
+                     *                 "cc_rate_category": 1,
+                     *                 "ssi_income_amount": "0",
+                     *                 "child_care_setting": 2,
+                     *                 "relation_to_caretaker": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "purchase_and_prepare_meals_together": 1
+                     *               }
+                     *             ],
+                     *             "state": 36,
+                     *             "token": 482913075561204,
+                     *             "programs": [
+                     *               "snap",
+                     *               "eitc",
+                     *               "ctc",
+                     *               "child_care",
+                     *               "medic_aid"
+                     *             ],
+                     *             "sub_division": 5
+                     *           },
+                     *           "chart_img": "https://scenario-service.example.workers.dev/scenarios/482913075561204/chart.svg?exp=1795252443&sig=7.Yk3p0qF8m2c9RZJdV1wQe4sTtA6hLbN0uXyG5oKjP_s",
+                     *           "created_at": "2026-11-21T08:14:03.512000Z",
+                     *           "state": {
+                     *             "id": 36,
+                     *             "name": "New York"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScenarioDetailResponse"];
+                };
+            };
+            /** @description Bad request (code: invalid_json) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid credentials (code: unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed (code: forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (code: not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Precondition failed (code: precondition_failed) */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (code: payload_too_large) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (code: validation_failed) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteScenario: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The scenario token: 15 digits, no leading zero */
+                token: components["parameters"]["ScenarioToken"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "status": "success",
+                     *         "message": "Scenario deleted"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScenarioDeleted"];
+                };
+            };
+            /** @description Missing or invalid credentials (code: unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed (code: forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (code: not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Acme Benefits Lab",
+                 *       "email": "dev@acme.example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateAccountBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 7,
+                     *       "name": "Acme Benefits Lab",
+                     *       "email": "dev@acme.example",
+                     *       "created_at": "2026-11-21T08:14:03.512000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminAccount"];
+                };
+            };
+            /** @description Bad request (code: invalid_json) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid credentials (code: unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (code: conflict) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (code: payload_too_large) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (code: validation_failed) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Account id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys, newest first, without secrets */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 12,
+                     *           "prefix": "scn_4fQ9xZ",
+                     *           "name": "ci",
+                     *           "scope": "read",
+                     *           "created_at": "2026-11-21T08:14:03.512000Z",
+                     *           "expires_at": "2027-06-30T00:00:00.000000Z",
+                     *           "last_used_at": "2026-11-21T09:02:41.007000Z",
+                     *           "revoked_at": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminApiKeyList"];
+                };
+            };
+            /** @description Missing or invalid credentials (code: unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (code: not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Account id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "ci",
+                 *       "scope": "read",
+                 *       "expires_at": "2027-06-30T00:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateKeyBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 12,
+                     *       "prefix": "scn_4fQ9xZ",
+                     *       "name": "ci",
+                     *       "scope": "read",
+                     *       "created_at": "2026-11-21T08:14:03.512000Z",
+                     *       "expires_at": "2027-06-30T00:00:00.000000Z",
+                     *       "key": "scn_4fQ9xZk2LmP8sWq1VbN7cRt5YhJ3dGf6aE0u"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminCreatedApiKey"];
+                };
+            };
+            /** @description Bad request (code: invalid_json) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid credentials (code: unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (code: not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (code: payload_too_large) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (code: validation_failed) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked key */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 12,
+                     *       "prefix": "scn_4fQ9xZ",
+                     *       "name": "ci",
+                     *       "scope": "read",
+                     *       "created_at": "2026-11-21T08:14:03.512000Z",
+                     *       "expires_at": "2027-06-30T00:00:00.000000Z",
+                     *       "last_used_at": "2026-11-21T09:02:41.007000Z",
+                     *       "revoked_at": "2026-11-22T10:00:00.000000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminApiKey"];
+                };
+            };
+            /** @description Missing or invalid credentials (code: unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (code: not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+}

@@ -3,9 +3,9 @@
 // Swagger UI lists every operation of /openapi.json, that nothing was fetched from any host but
 // the service itself (no CDN: the page works offline), and that "Try it out" on GET /me works
 // with the printed development key. Saves a screenshot to docs/docs-screenshot.png.
-import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import { checklist, startService, type RunningService } from './lib/service.ts';
 
 const PORT = process.env.DOCS_CHECK_PORT ?? '8796';
 const HOST = '127.0.0.1';
@@ -38,78 +38,24 @@ const EXPECTED = [
   'DELETE /admin/keys/{id}',
 ];
 
-const server = spawn(process.execPath, ['scripts/start.ts'], {
-  env: { ...process.env, PORT },
-  stdio: ['ignore', 'pipe', 'inherit'],
-  detached: true,
-});
 let browser: Browser | undefined;
-
-function stopServer(signal: NodeJS.Signals = 'SIGTERM'): void {
-  try {
-    process.kill(-server.pid!, signal);
-  } catch {
-    // already gone
-  }
-}
-
-/** SIGTERM to the server's process group, then SIGKILL if it is still up after 10 s. */
-async function stopServerAndWait(): Promise<void> {
-  if (server.exitCode !== null || server.signalCode !== null) return stopServer('SIGKILL');
-  const exited = new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => resolve(false), 10_000);
-    server.once('exit', () => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
-  stopServer();
-  if (!(await exited)) stopServer('SIGKILL');
-}
+let service: RunningService | undefined;
+const checks = checklist();
+const { check } = checks;
 
 // Never hang: whatever is stuck, stop the server and fail after OVERALL_TIMEOUT_MS.
 const watchdog = setTimeout(() => {
-  console.error(`not ok - the browser check did not finish within ${OVERALL_TIMEOUT_MS / 1000} s`);
-  stopServer();
+  check(`the browser check finished within ${OVERALL_TIMEOUT_MS / 1000} s`, false);
+  service?.kill();
   void browser?.close().catch(() => {});
-  console.log(`${passed} passed, ${failed + 1} failed`);
+  console.log(checks.summary());
   process.exit(1);
 }, OVERALL_TIMEOUT_MS);
 
-let passed = 0;
-let failed = 0;
-function check(label: string, condition: boolean, detail = ''): void {
-  if (condition) {
-    passed++;
-    console.log(`ok ${passed + failed} - ${label}`);
-  } else {
-    failed++;
-    console.log(`not ok ${passed + failed} - ${label}${detail ? `\n  ${detail.replaceAll('\n', '\n  ')}` : ''}`);
-  }
-}
-
-async function waitForKey(): Promise<string> {
-  return new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`no key printed within 120 s:\n${out}`)), 120_000);
-    server.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /Development API key: (\S+)/.exec(out);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    server.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`npm start exited with ${code}:\n${out}`));
-    });
-  });
-}
-
 let summary = '';
 try {
-  const key = await waitForKey();
+  service = await startService(PORT);
+  const { key } = service;
 
   // The operations the document defines, to compare with what the page shows.
   const doc = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
@@ -233,13 +179,12 @@ try {
 
   summary = `docs page: ${listed.length} operations listed, try-it GET /me ${status}, ${external.length} external requests (of ${requests}), screenshot ${SCREENSHOT}`;
 } catch (error) {
-  failed++;
-  console.log(`not ok ${passed + failed} - the browser check stopped: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  check('the browser check ran to the end', false, error instanceof Error ? (error.stack ?? error.message) : String(error));
 } finally {
   await browser?.close().catch(() => {});
-  await stopServerAndWait();
+  await service?.stop();
   clearTimeout(watchdog);
 }
 if (summary) console.log(summary);
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+console.log(checks.summary());
+process.exit(checks.failed === 0 ? 0 : 1);

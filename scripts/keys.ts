@@ -2,10 +2,10 @@
 // Accounts and API keys from the command line, against the local D1 (what `npm start` serves)
 // or, with --remote, the deployed database. Same query functions as the admin API.
 import { parseArgs } from 'node:util';
+import { CreateAccountBody, CreateKeyBody } from '../src/admin/schema.ts';
 import { issueApiKey } from '../src/auth/issue-key.ts';
 import { findAccount, insertAccount, listAccounts } from '../src/db/accounts.ts';
 import { listApiKeys, revokeApiKey } from '../src/db/api-keys.ts';
-import type { KeyScope } from '../src/db/schema.ts';
 import { formatTimestamp, parseRfc3339 } from '../src/http/timestamps.ts';
 import { openDatabase } from './lib/database.ts';
 
@@ -52,6 +52,12 @@ function id(name: 'account' | 'key'): number {
 
 const ts = (ms: number | null) => (ms === null ? null : formatTimestamp(ms));
 
+/** The admin API's body rules, so the command line cannot store what the API would refuse. */
+function valid<T>(result: { success: true; data: T } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } }): T {
+  if (result.success) return result.data;
+  fail(result.error.issues.map((issue) => `--${issue.path.map(String).join('.').replace('expires_at', 'expires')}: ${issue.message}`).join('\n'));
+}
+
 async function main(): Promise<void> {
   const command = positionals[0];
   if (values.help || !command) {
@@ -63,9 +69,8 @@ async function main(): Promise<void> {
     const now = Date.now();
     switch (command) {
       case 'create-account': {
-        const email = required('email');
-        if (!/^[^\s@]+@[^\s@]+$/.test(email)) fail('--email is not an e-mail address');
-        const account = await insertAccount(db, { name: required('name'), email, now });
+        const { name, email } = valid(CreateAccountBody.safeParse({ name: required('name'), email: required('email') }));
+        const account = await insertAccount(db, { name, email, now });
         if (!account) fail(`An account with e-mail ${email} exists`);
         console.log(JSON.stringify({ ...account, createdAt: ts(account.createdAt) }, null, 2));
         break;
@@ -78,11 +83,11 @@ async function main(): Promise<void> {
       case 'create-key': {
         const account = await findAccount(db, id('account'));
         if (!account) fail('No account with that id');
-        const scope = (values.scope ?? 'read_write') as KeyScope;
-        if (scope !== 'read' && scope !== 'read_write') fail('--scope must be read or read_write');
-        const expiresAt = values.expires === undefined ? null : parseRfc3339(values.expires);
-        if (values.expires !== undefined && (expiresAt === null || expiresAt <= now)) fail('--expires must be a future RFC 3339 time');
-        const { key, row } = await issueApiKey(db, account.id, { name: values.name ?? null, scope, expiresAt, now });
+        const body = valid(CreateKeyBody.safeParse({ name: values.name, scope: values.scope, expires_at: values.expires }));
+        const { scope } = body;
+        const expiresAt = body.expires_at === undefined ? null : parseRfc3339(body.expires_at);
+        if (expiresAt !== null && expiresAt <= now) fail('--expires must be a future RFC 3339 time');
+        const { key, row } = await issueApiKey(db, account.id, { name: body.name ?? null, scope, expiresAt, now });
         console.log(`Key ${row.id} for ${account.email} (${scope}). It is shown this once; only its hash is stored:\n\n  ${key}\n`);
         break;
       }

@@ -1,36 +1,13 @@
 // npm run smoke: the service as users run it. Starts `npm start` (wrangler dev) on a spare port,
 // takes the development key it prints, drives every route over real HTTP, and stops the server.
 // It catches what the in-process tests cannot: the dev server, .dev.vars, seeding, the bundle.
-import { spawn } from 'node:child_process';
-import assert from 'node:assert/strict';
+import { checklist, startService } from './lib/service.ts';
 
-const PORT = process.env.SMOKE_PORT ?? '8797';
-const base = `http://127.0.0.1:${PORT}`;
-const server = spawn(process.execPath, ['scripts/start.ts'], { env: { ...process.env, PORT }, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+const service = await startService(process.env.SMOKE_PORT ?? '8797');
+const { base, key } = service;
+const checks = checklist();
+const { check } = checks;
 
-function stop(): void {
-  try {
-    process.kill(-server.pid!, 'SIGTERM');
-  } catch {
-    // already gone
-  }
-}
-
-const key = await new Promise<string>((resolve, reject) => {
-  let out = '';
-  const timer = setTimeout(() => reject(new Error(`no key printed within 120 s:\n${out}`)), 120_000);
-  server.stdout!.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-    const match = /Development API key: (\S+)/.exec(out);
-    if (match?.[1]) {
-      clearTimeout(timer);
-      resolve(match[1]);
-    }
-  });
-  server.on('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${out}`)));
-});
-
-let checks = 0;
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(base + path, {
     method,
@@ -39,11 +16,6 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
   });
   const text = await res.text();
   return { status: res.status, headers: res.headers, json: text && /json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) : text };
-}
-function check(label: string, condition: boolean): void {
-  assert.ok(condition, label);
-  checks++;
-  console.log(`ok ${checks} - ${label}`);
 }
 
 const adult = {
@@ -83,7 +55,8 @@ try {
   check('GET /docs → the reference page', docs.status === 200 && (await docs.text()).includes('swagger-ui'));
   const bundle = await fetch(`${base}/docs/vendor/swagger-ui-bundle.js`);
   check('Swagger UI served by the Worker itself', bundle.status === 200 && (await bundle.arrayBuffer()).byteLength > 100_000);
-  console.log(`${checks} passed, 0 failed`);
 } finally {
-  stop();
+  await service.stop();
 }
+console.log(checks.summary());
+process.exitCode = checks.failed === 0 ? 0 : 1;

@@ -7,6 +7,7 @@ import { docsRoutes } from './docs/routes.ts';
 import type { AppEnv } from './env.ts';
 import { handleError, handleNotFound } from './http/errors.ts';
 import { limitBodySize, requestContext } from './http/middleware.ts';
+import { registerSharedComponents } from './http/openapi.ts';
 import { registerRoutes } from './http/routing.ts';
 import { validationHook } from './http/validation.ts';
 import { meRoutes } from './me/routes.ts';
@@ -21,7 +22,7 @@ app.use(
     origin: '*',
     allowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key'],
     allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
-    exposeHeaders: ['ETag', 'Location', 'Retry-After', 'X-Request-Id', 'Idempotent-Replayed'],
+    exposeHeaders: ['ETag', 'Location', 'Retry-After', 'X-Request-Id', 'Idempotent-Replayed', 'RateLimit-Policy', 'RateLimit'],
     maxAge: 86400,
   }),
 );
@@ -37,13 +38,28 @@ app.route('/', docsRoutes);
 app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
   type: 'http',
   scheme: 'bearer',
-  description: 'An API key from the account dashboard (Developers section)',
+  bearerFormat: 'scn_ + 36 base62 characters',
+  description: 'An API key from the account dashboard (Developers section): `Authorization: Bearer scn_…`',
 });
 app.openAPIRegistry.registerComponent('securitySchemes', 'AdminToken', {
   type: 'http',
   scheme: 'bearer',
-  description: 'The admin token (ADMIN_TOKEN secret), for the account dashboard only',
+  description: 'The admin token (ADMIN_TOKEN secret), for the account dashboard only; API keys are refused here',
 });
+registerSharedComponents(app.openAPIRegistry);
+
+const DESCRIPTION = `Household scenarios for public-benefit analysis: the adults and children of a family, their
+incomes, the US state and year, and the programs to evaluate.
+
+Every route except the chart and this document needs \`Authorization: Bearer <API key>\`.
+
+**Errors** are RFC 9457 problem details (\`application/problem+json\`) with a stable \`code\`; each
+response below lists the codes it can carry. A path the API does not have answers 404
+(\`not_found\`); a known path with a method it does not serve answers 405 (\`method_not_allowed\`)
+with an \`Allow\` header.
+
+**Rate limits**: requests per API key (\`RateLimit-Policy: "per-key"\`) and failed authentications
+per client address (\`"failed-auth"\`); over either, 429 with \`Retry-After\` and \`RateLimit\`.`;
 
 let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
 
@@ -52,20 +68,36 @@ let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
  * `servers` entry is the caller's origin, added per request).
  */
 export function openApiDocument(): ReturnType<typeof app.getOpenAPI31Document> {
-  document ??= app.getOpenAPI31Document({
+  document ??= withLicense(app.getOpenAPI31Document({
     openapi: '3.1.0',
     info: {
       title: 'Scenario Service',
       version: '1.0.0',
-      description: 'Household scenarios for public-benefit analysis. Errors are RFC 9457 problem details.',
+      description: DESCRIPTION,
+      // Placeholders until the operator names a support address and a licence.
+      contact: { name: 'Scenario Service maintainers', email: 'api@scenario-service.example' },
     },
+    tags: [
+      { name: 'Scenarios', description: "The caller's household scenarios: list, view, create, save, delete, and their charts" },
+      { name: 'Account', description: 'The account an API key belongs to' },
+      { name: 'Admin', description: 'For the account dashboard, under the admin token: accounts and their API keys' },
+    ],
     security: [{ ApiKey: [] }],
-  });
+  }));
   return document;
 }
 
+/** The 3.1 licence object (an SPDX identifier), which the generator's 3.0-typed config cannot take. */
+function withLicense(generated: ReturnType<typeof app.getOpenAPI31Document>): ReturnType<typeof app.getOpenAPI31Document> {
+  return { ...generated, info: { ...generated.info, license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } } };
+}
+
 app.get('/openapi.json', (c) =>
-  c.json({ ...openApiDocument(), servers: [{ url: new URL(c.req.url).origin }] }, 200, { 'Cache-Control': 'public, max-age=300' }),
+  c.json(
+    { ...openApiDocument(), servers: [{ url: new URL(c.req.url).origin, description: 'The deployment that served this document', 'x-internal': false }] },
+    200,
+    { 'Cache-Control': 'public, max-age=300' },
+  ),
 );
 
 app.onError(handleError);

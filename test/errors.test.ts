@@ -4,6 +4,7 @@ import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { BASE, api, createAccount, createAccountWithKey, createKey, createScenario, scenarioData, send, type Reply } from './helpers/api.ts';
 import { expectProblem, expectUnauthorized, freshAddress, snapshot } from './helpers/contract.ts';
+import { checkAgainstDocument } from './helpers/openapi-check.ts';
 
 /** Sends a request with a body streamed in chunks, so no Content-Length is announced. */
 async function sendStream(path: string, key: string, chunks: string[]): Promise<Reply> {
@@ -19,6 +20,7 @@ async function sendStream(path: string, key: string, chunks: string[]): Promise<
   expect(request.headers.get('Content-Length')).toBeNull();
   const res = await exports.default.fetch(request);
   const text = await res.text();
+  checkAgainstDocument('POST', path, { status: res.status, headers: res.headers, text });
   return { status: res.status, headers: res.headers, body: /json/.test(res.headers.get('Content-Type') ?? '') ? JSON.parse(text) : undefined, text };
 }
 

@@ -7,51 +7,72 @@ import { findAccount, insertAccount } from '../db/accounts.ts';
 import { listApiKeys, revokeApiKey } from '../db/api-keys.ts';
 import type { ApiKey } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
-import { jsonContent, problemResponses, TimestampSchema } from '../http/openapi.ts';
+import { headers, idSchema, jsonContent, problemResponses, TimestampSchema } from '../http/openapi.ts';
 import { ApiError } from '../http/problem.ts';
 import { formatTimestamp, parseRfc3339 } from '../http/timestamps.ts';
 import { validationHook } from '../http/validation.ts';
+import { ACCOUNT_NAME_MAX, CreateAccountBody, CreateKeyBody, EMAIL_MAX, KEY_NAME_MAX } from './schema.ts';
 
-const ADMIN_PROBLEMS = ['unauthorized', 'rate_limited'] as const;
 const Timestamp = TimestampSchema;
 const IdParam = (name: string) =>
-  z.object({ id: z.string().regex(/^[1-9][0-9]{0,15}$/).openapi({ param: { name: 'id', in: 'path' }, description: `${name} id` }) });
+  z.object({
+    id: z
+      .string()
+      .regex(/^[1-9][0-9]{0,15}$/)
+      .openapi({ param: { name: 'id', in: 'path' }, description: `${name} id`, maxLength: 16, example: '7' }),
+  });
 
 const AccountSchema = z
-  .object({ id: z.int(), name: z.string(), email: z.string(), created_at: Timestamp })
-  .openapi('AdminAccount');
-const CreateAccountBody = z
-  .strictObject({ name: z.string().trim().min(1).max(200), email: z.email().max(254) })
-  .openapi('CreateAccountBody');
-
-const KeySchema = z
-  .object({
-    id: z.int(),
-    prefix: z.string().openapi({ description: 'First characters of the key, to tell keys apart', example: 'scn_4fQ9xZ' }),
-    name: z.string().nullable(),
-    scope: z.enum(['read', 'read_write']),
+  .strictObject({
+    id: idSchema().openapi({ example: 7 }),
+    name: z.string().max(ACCOUNT_NAME_MAX).openapi({ example: 'Acme Benefits Lab' }),
+    email: z.email().max(EMAIL_MAX).openapi({ example: 'dev@acme.example' }),
     created_at: Timestamp,
-    expires_at: Timestamp.nullable(),
+  })
+  .openapi('AdminAccount');
+
+// Written out for the created key rather than derived (omit/extend) from AdminApiKey, which
+// would render as an allOf whose strict halves refuse each other's fields.
+const keyFields = {
+  id: idSchema().openapi({ example: 12 }),
+  prefix: z
+    .string()
+    .length(10)
+    .regex(/^scn_[0-9A-Za-z]{6}$/)
+    .openapi({ description: 'First characters of the key, to tell keys apart', example: 'scn_4fQ9xZ' }),
+  name: z.string().max(KEY_NAME_MAX).nullable().openapi({ example: 'ci' }),
+  scope: z.enum(['read', 'read_write']),
+  created_at: Timestamp,
+  expires_at: Timestamp.nullable(),
+};
+const KeySchema = z
+  .strictObject({
+    ...keyFields,
     last_used_at: Timestamp.nullable().openapi({ description: 'Updated at most once a minute' }),
     revoked_at: Timestamp.nullable(),
   })
   .openapi('AdminApiKey');
-const CreatedKeySchema = KeySchema.omit({ last_used_at: true, revoked_at: true })
-  .extend({ key: z.string().openapi({ description: 'The full key. Shown this once; only its hash is stored.' }) })
-  .openapi('AdminCreatedApiKey');
-const CreateKeyBody = z
+const CreatedKeySchema = z
   .strictObject({
-    name: z.string().trim().min(1).max(100).optional(),
-    scope: z.enum(['read', 'read_write']).default('read_write'),
-    expires_at: z
+    ...keyFields,
+    key: z
       .string()
-      .refine((v) => parseRfc3339(v) !== null, 'must be an RFC 3339 timestamp, e.g. 2027-01-31T00:00:00Z')
-      .optional(),
+      .length(40)
+      .regex(/^scn_[0-9A-Za-z]{36}$/)
+      .openapi({ description: 'The full key. Shown this once; only its hash is stored.', example: 'scn_4fQ9xZk2LmP8sWq1VbN7cRt5YhJ3dGf6aE0u' }),
   })
-  .openapi('CreateKeyBody');
+  .openapi('AdminCreatedApiKey');
 
 const json = jsonContent;
 const security = [{ AdminToken: [] }];
+const EXAMPLE_KEY = {
+  id: 12,
+  prefix: 'scn_4fQ9xZ',
+  name: 'ci',
+  scope: 'read' as const,
+  created_at: '2026-11-21T08:14:03.512000Z',
+  expires_at: '2027-06-30T00:00:00.000000Z',
+};
 
 function toKey(row: ApiKey): z.infer<typeof KeySchema> {
   const ts = (ms: number | null) => (ms === null ? null : formatTimestamp(ms));
@@ -78,14 +99,20 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     createRoute({
       method: 'post',
       path: '/accounts',
+      operationId: 'createAccount',
       summary: 'Create an account',
+      description: 'A new account, to issue keys for. E-mail addresses are unique regardless of letter case: a second one is 409.',
       tags: ['Admin'],
       security,
       middleware: [requireAdmin] as const,
-      request: { body: { required: true, content: json(CreateAccountBody) } },
+      request: { body: { required: true, content: json(CreateAccountBody, { name: 'Acme Benefits Lab', email: 'dev@acme.example' }) } },
       responses: {
-        201: { description: 'Created', content: json(AccountSchema) },
-        ...problemResponses(...ADMIN_PROBLEMS, 'invalid_json', 'validation_failed', 'conflict', 'payload_too_large'),
+        201: {
+          description: 'Created',
+          headers: headers(),
+          content: json(AccountSchema, { id: 7, name: 'Acme Benefits Lab', email: 'dev@acme.example', created_at: '2026-11-21T08:14:03.512000Z' }),
+        },
+        ...problemResponses('admin', 'invalid_json', 'validation_failed', 'conflict', 'payload_too_large'),
       },
     }),
     async (c) => {
@@ -99,15 +126,23 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     createRoute({
       method: 'post',
       path: '/accounts/{id}/keys',
+      operationId: 'createApiKey',
       summary: 'Create an API key',
-      description: 'The response holds the full key; it is never shown again.',
+      description: 'The response holds the full key; it is never shown again (only its SHA-256 is stored).',
       tags: ['Admin'],
       security,
       middleware: [requireAdmin] as const,
-      request: { params: IdParam('Account'), body: { required: true, content: json(CreateKeyBody) } },
+      request: {
+        params: IdParam('Account'),
+        body: { required: true, content: json(CreateKeyBody, { name: 'ci', scope: 'read', expires_at: '2027-06-30T00:00:00Z' }) },
+      },
       responses: {
-        201: { description: 'Created', content: json(CreatedKeySchema) },
-        ...problemResponses(...ADMIN_PROBLEMS, 'not_found', 'invalid_json', 'validation_failed', 'payload_too_large'),
+        201: {
+          description: 'Created',
+          headers: headers(),
+          content: json(CreatedKeySchema, { ...EXAMPLE_KEY, key: 'scn_4fQ9xZk2LmP8sWq1VbN7cRt5YhJ3dGf6aE0u' }),
+        },
+        ...problemResponses('admin', 'not_found', 'invalid_json', 'validation_failed', 'payload_too_large'),
       },
     }),
     async (c) => {
@@ -129,14 +164,22 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     createRoute({
       method: 'get',
       path: '/accounts/{id}/keys',
+      operationId: 'listApiKeys',
       summary: "List an account's API keys",
+      description: 'Every key of the account, revoked and expired ones included, without secrets.',
       tags: ['Admin'],
       security,
       middleware: [requireAdmin] as const,
       request: { params: IdParam('Account') },
       responses: {
-        200: { description: 'The keys, newest first, without secrets', content: json(z.object({ data: z.array(KeySchema) })) },
-        ...problemResponses(...ADMIN_PROBLEMS, 'not_found'),
+        200: {
+          description: 'The keys, newest first, without secrets',
+          headers: headers(),
+          content: json(z.strictObject({ data: z.array(KeySchema).openapi({ description: 'All keys of the account' }) }).openapi('AdminApiKeyList'), {
+            data: [{ ...EXAMPLE_KEY, last_used_at: '2026-11-21T09:02:41.007000Z', revoked_at: null }],
+          }),
+        },
+        ...problemResponses('admin', 'not_found'),
       },
     }),
     async (c) => {
@@ -149,15 +192,20 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     createRoute({
       method: 'delete',
       path: '/keys/{id}',
+      operationId: 'revokeApiKey',
       summary: 'Revoke an API key',
-      description: 'Effective from the next request. Revoking again changes nothing.',
+      description: 'Effective from the next request. Revoking again changes nothing (the first revoked_at stays).',
       tags: ['Admin'],
       security,
       middleware: [requireAdmin] as const,
       request: { params: IdParam('Key') },
       responses: {
-        200: { description: 'The revoked key', content: json(KeySchema) },
-        ...problemResponses(...ADMIN_PROBLEMS, 'not_found'),
+        200: {
+          description: 'The revoked key',
+          headers: headers(),
+          content: json(KeySchema, { ...EXAMPLE_KEY, last_used_at: '2026-11-21T09:02:41.007000Z', revoked_at: '2026-11-22T10:00:00.000000Z' }),
+        },
+        ...problemResponses('admin', 'not_found'),
       },
     }),
     async (c) => {

@@ -21,14 +21,33 @@ export function clientAddress(c: Context): string {
   return c.req.header('cf-connecting-ip') ?? 'unknown';
 }
 
+// Rate-limit headers (IETF draft-ietf-httpapi-ratelimit-headers). The Workers rate-limit binding
+// says only whether a request is allowed, so the remaining quota (RateLimit) is sent only where it
+// is known: on 429, where it is zero. Both limiters count per 60 s.
+const WINDOW_SECONDS = 60;
+/** Keep equal to AUTH_FAILURE_LIMITER's limit in wrangler.toml. */
+const AUTH_FAILURES_PER_WINDOW = 60;
+const FAILED_AUTH_POLICY = `"failed-auth";q=${AUTH_FAILURES_PER_WINDOW};w=${WINDOW_SECONDS}`;
+
+/** The per-key policy, quoting RATE_LIMIT_PER_MINUTE (kept equal to KEY_RATE_LIMITER's limit). */
+function keyPolicy(env: AppEnv['Bindings']): string {
+  const quota = /^[1-9][0-9]{0,8}$/.test(env.RATE_LIMIT_PER_MINUTE) ? env.RATE_LIMIT_PER_MINUTE : '600';
+  return `"per-key";q=${quota};w=${WINDOW_SECONDS}`;
+}
+
+function exhausted(policy: string): Record<string, string> {
+  const name = policy.slice(0, policy.indexOf(';'));
+  return { 'Retry-After': String(WINDOW_SECONDS), 'RateLimit-Policy': policy, RateLimit: `${name};r=0;t=${WINDOW_SECONDS}` };
+}
+
 /** Counts a failed attempt against the client's address; over the limit the answer is 429. */
 export async function authFailure(c: Context<AppEnv>, detail: string): Promise<ApiError> {
   const { success } = await c.env.AUTH_FAILURE_LIMITER.limit({ key: clientAddress(c) });
   if (!success) {
-    return new ApiError('rate_limited', 'Too many failed authentication attempts; wait a minute', { headers: { 'Retry-After': '60' } });
+    return new ApiError('rate_limited', 'Too many failed authentication attempts; wait a minute', { headers: exhausted(FAILED_AUTH_POLICY) });
   }
   return new ApiError('unauthorized', detail, {
-    headers: { 'WWW-Authenticate': 'Bearer realm="scenario-service", error="invalid_token"' },
+    headers: { 'WWW-Authenticate': 'Bearer realm="scenario-service", error="invalid_token"', 'RateLimit-Policy': FAILED_AUTH_POLICY },
   });
 }
 
@@ -36,7 +55,7 @@ export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
   const key = bearerToken(c);
   if (key === null) {
     throw new ApiError('unauthorized', 'Send your API key as Authorization: Bearer <API key>', {
-      headers: { 'WWW-Authenticate': 'Bearer realm="scenario-service"' },
+      headers: { 'WWW-Authenticate': 'Bearer realm="scenario-service"', 'RateLimit-Policy': FAILED_AUTH_POLICY },
     });
   }
   if (!isWellFormedApiKey(key)) throw await authFailure(c, 'The API key is not valid');
@@ -48,14 +67,15 @@ export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (found.revokedAt !== null) throw await authFailure(c, 'The API key has been revoked');
   if (found.expiresAt !== null && found.expiresAt <= now) throw await authFailure(c, 'The API key has expired');
 
+  const policy = keyPolicy(c.env);
   const limit = await c.env.KEY_RATE_LIMITER.limit({ key: String(found.id) });
   if (!limit.success) {
     throw new ApiError('rate_limited', `This key is over its limit of ${c.env.RATE_LIMIT_PER_MINUTE} requests a minute`, {
-      headers: { 'Retry-After': '60' },
+      headers: exhausted(policy),
     });
   }
   if (!READ_METHODS.has(c.req.method) && found.scope !== 'read_write') {
-    throw new ApiError('forbidden', 'This API key is read-only; writing needs a read_write key');
+    throw new ApiError('forbidden', 'This API key is read-only; writing needs a read_write key', { headers: { 'RateLimit-Policy': policy } });
   }
 
   c.set('caller', {
@@ -69,4 +89,6 @@ export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
     c.executionCtx.waitUntil(touchKeyLastUsed(db, found.id, now, LAST_USED_GRANULARITY_MS).catch(() => undefined));
   }
   await next();
+  // Errors of the route have become responses by now (the app's error handler), so this covers them.
+  c.res.headers.set('RateLimit-Policy', policy);
 };

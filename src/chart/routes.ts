@@ -3,11 +3,11 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { findScenario } from '../db/scenarios.ts';
 import type { AppEnv } from '../env.ts';
-import { problemResponses } from '../http/openapi.ts';
+import { headers, problemResponses } from '../http/openapi.ts';
 import { ApiError } from '../http/problem.ts';
 import { validationHook } from '../http/validation.ts';
 import type { StoredScenarioData } from '../scenarios/data.ts';
-import { TOKEN_PATTERN } from '../scenarios/schema.ts';
+import { ScenarioToken } from '../scenarios/routes.ts';
 import { findState } from '../scenarios/states.ts';
 import { renderScenarioChart } from './render.ts';
 import { verifyChartSignature } from './signing.ts';
@@ -16,20 +16,39 @@ export const chartRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
   createRoute({
     method: 'get',
     path: '/{token}/chart.svg',
+    operationId: 'getChart',
     summary: 'Chart of a scenario (signed URL)',
-    description: "Each adult's monthly income by source, with the household total. Use the chart_img URL as given.",
+    description:
+      "Each adult's monthly income by source, with the household total, as SVG. Use the chart_img URL of a view, create or save " +
+      'reply as given: it needs no API key (the signature is the credential, scoped to one account and one scenario) and ' +
+      'expires (CHART_URL_TTL_SECONDS). A missing, wrong or expired signature is 403.',
     tags: ['Scenarios'],
     security: [],
     request: {
-      params: z.object({ token: z.string().regex(TOKEN_PATTERN).openapi({ param: { name: 'token', in: 'path' } }) }),
+      params: z.object({ token: ScenarioToken }),
+      // Checked by the signature, not the schema: a malformed value is 403 like a wrong one, so these
+      // bounds describe valid values without refusing others differently.
       query: z.object({
-        exp: z.string().optional().openapi({ description: 'Expiry, unix seconds' }),
-        sig: z.string().optional().openapi({ description: 'Signature' }),
+        exp: z.string().optional().openapi({ description: 'Expiry, unix seconds', maxLength: 12, pattern: '^[0-9]{1,12}$', example: '1795252443' }),
+        sig: z
+          .string()
+          .optional()
+          .openapi({
+            description: 'Signature: the account id, a dot, and a base64url HMAC-SHA256',
+            maxLength: 60,
+            pattern: '^[1-9][0-9]{0,15}\\.[A-Za-z0-9_-]{43}$',
+            example: '7.Yk3p0qF8m2c9RZJdV1wQe4sTtA6hLbN0uXyG5oKjP_s',
+          }),
       }),
     },
     responses: {
-      200: { description: 'The chart', content: { 'image/svg+xml': { schema: z.string() } } },
-      ...problemResponses('forbidden', 'not_found'),
+      200: {
+        description: 'The chart',
+        headers: headers(),
+        // 20 adults with the longest names and amounts render to about 52 000 characters.
+        content: { 'image/svg+xml': { schema: z.string().max(131_072).openapi({ description: 'An SVG document' }) } },
+      },
+      ...problemResponses('public', 'forbidden', 'not_found'),
     },
   }),
   async (c) => {

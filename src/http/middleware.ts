@@ -7,9 +7,13 @@ import { ApiError } from './problem.ts';
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
+// Cloudflare sets cf-ray itself; elsewhere (wrangler dev) the client could send anything.
+const RAY_ID = /^[0-9A-Za-z-]{1,64}$/;
+
 /** X-Request-Id on every response: Cloudflare's ray id when there is one, else a fresh UUID. */
 export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const requestId = c.req.header('cf-ray') ?? crypto.randomUUID();
+  const ray = c.req.header('cf-ray');
+  const requestId = ray !== undefined && RAY_ID.test(ray) ? ray : crypto.randomUUID();
   c.set('requestId', requestId);
   c.set('db', createDb(c.env.DB));
   await next();

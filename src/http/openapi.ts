@@ -3,13 +3,12 @@
 // bounded scalars. Bounds here describe what the service really sends or accepts.
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.ts';
+import { MAX_BODY_BYTES } from './middleware.ts';
 import { ApiError, PROBLEM_STATUS, problemBody, type FieldError, type ProblemCode } from './problem.ts';
 
 export const MAX_INT32 = 2_147_483_647;
 /** Database ids: SQLite integers, exact in JSON up to 2^53 − 1. */
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
-/** The largest request body the Worker reads (256 KiB); it also bounds anything echoed from one. */
-export const MAX_BODY_BYTES = 256 * 1024;
 
 /** An integer with the bounds and format the document states. */
 export function int(min: number, max: number) {
@@ -45,20 +44,40 @@ export const ProblemSchema = z
     errors: z
       .array(
         z.strictObject({
+          // Names fields of the request, which can be as long as the body itself.
           path: z
             .string()
             .max(MAX_BODY_BYTES)
-            .openapi({ description: 'Where in the body (or which query parameter or header), e.g. scenarioData.adult[0].age', example: 'scenarioData.adult[0].age' }),
+            .openapi({ description: 'Where in the body (or which query parameter or header)', example: 'scenarioData.adult[0].age' }),
           message: z.string().max(500).openapi({ example: 'must be at most 130' }),
         }),
       )
+      .optional()
       .openapi({ description: 'Every problem of the request at once (422, and 400 for queries and headers)' }),
   })
-  .partial({ errors: true })
   .openapi('Problem', { description: 'An RFC 9457 problem detail; every error of this API is one, as application/problem+json' });
 
+export type HeaderName =
+  | 'X-Request-Id'
+  | 'Access-Control-Allow-Origin'
+  | 'RateLimit-Policy'
+  | 'RateLimit'
+  | 'Retry-After'
+  | 'ETag'
+  | 'Location'
+  | 'Idempotent-Replayed'
+  | 'WWW-Authenticate';
+
+// A type alias, not an interface: HeaderObject's `x-` index signature accepts only the former.
+type HeaderDefinition = {
+  description: string;
+  required: boolean;
+  schema: { type: 'string' | 'integer'; format?: string; enum?: string[]; pattern?: string; maxLength?: number; minimum?: number; maximum?: number };
+  example?: string | number;
+};
+
 // Response headers. `required` marks the ones every response that lists them carries.
-const HEADERS = {
+const HEADERS: Record<HeaderName, HeaderDefinition> = {
   'X-Request-Id': {
     description: "Identifies the request in logs and support requests: Cloudflare's ray id when there is one, else a UUID",
     required: true,
@@ -114,14 +133,12 @@ const HEADERS = {
     schema: { type: 'string', maxLength: 200, pattern: '^Bearer ' },
     example: 'Bearer realm="scenario-service", error="invalid_token"',
   },
-} as const;
-
-export type HeaderName = keyof typeof HEADERS;
+};
 
 /** Registers the headers and the problem schema on the app's registry (once, in app.ts). */
 export function registerSharedComponents(registry: OpenAPIHono<AppEnv>['openAPIRegistry']): void {
   for (const [name, header] of Object.entries(HEADERS)) {
-    registry.registerComponent('headers', name, { ...header, schema: { ...header.schema } });
+    registry.registerComponent('headers', name, header);
   }
   registry.register('Problem', ProblemSchema);
 }
@@ -168,6 +185,16 @@ const EXAMPLE_DETAIL: Record<ProblemCode, string> = {
   internal_error: 'Something went wrong on our side; quote the request id if you report it',
 };
 
+/** Where a code reads differently on the admin API or the chart. */
+const EXAMPLE_DETAIL_BY_GUARD: Partial<Record<Guard, Partial<Record<ProblemCode, string>>>> = {
+  admin: {
+    unauthorized: 'The admin API needs Authorization: Bearer <ADMIN_TOKEN>',
+    rate_limited: 'Too many failed authentication attempts; wait a minute',
+    not_found: 'No account with that id',
+  },
+  public: { forbidden: 'The chart URL signature is not valid' },
+};
+
 const EXAMPLE_ERRORS: Partial<Record<ProblemCode, FieldError[]>> = {
   invalid_query: [{ path: 'limit', message: 'must be an integer from 1 to 100' }],
   invalid_header: [{ path: 'idempotency-key', message: 'Too big: expected string to have <=255 characters' }],
@@ -177,17 +204,20 @@ const EXAMPLE_ERRORS: Partial<Record<ProblemCode, FieldError[]>> = {
 interface ProblemResponse {
   description: string;
   headers: Record<string, { $ref: string }>;
+  /** The codes this status can carry on this route, for tools (the contract tests check them). */
+  'x-problem-codes': ProblemCode[];
   content: {
     'application/problem+json': {
-      schema: { allOf: [{ $ref: string }, { properties: { status: { const: number }; code: { enum: ProblemCode[] } } }] };
+      schema: { $ref: string };
       examples: Record<string, { summary: string; value: unknown }>;
     };
   };
 }
 
 /**
- * The problem responses of a route, one per status, each naming the codes it can carry (the
- * schema pins `status` and `code`, so a contract test catches a code the route should not send).
+ * The problem responses of a route, one per status, each naming the codes it can carry: in the
+ * description, as one example each, and in `x-problem-codes`. The schema stays the plain Problem
+ * (narrowing it per response would give generated clients a different error type per status).
  * Routes behind a credential get 401 and 429; every route gets 500.
  */
 export function problemResponses(guard: Guard, ...codes: ProblemCode[]): Record<number, ProblemResponse> {
@@ -207,13 +237,15 @@ export function problemResponses(guard: Guard, ...codes: ProblemCode[]): Record<
     responses[status] = {
       description: `${STATUS_TEXT[status] ?? 'Error'} (code: ${list.join(', ')})`,
       headers: headers(...extra),
+      'x-problem-codes': list,
       content: {
         'application/problem+json': {
-          schema: { allOf: [{ $ref: '#/components/schemas/Problem' }, { properties: { status: { const: status }, code: { enum: list } } }] },
+          schema: { $ref: '#/components/schemas/Problem' },
           examples: Object.fromEntries(
             list.map((code) => {
               const errors = EXAMPLE_ERRORS[code];
-              const error = new ApiError(code, EXAMPLE_DETAIL[code], errors ? { errors } : {});
+              const detail = EXAMPLE_DETAIL_BY_GUARD[guard]?.[code] ?? EXAMPLE_DETAIL[code];
+              const error = new ApiError(code, detail, errors ? { errors } : {});
               return [code, { summary: code, value: problemBody(error, EXAMPLE_REQUEST_ID) }];
             }),
           ),

@@ -52,11 +52,16 @@ export function allowedMethods(path: string): string[] {
   return [...methods];
 }
 
+/** Request text quoted in a detail, cut short so a detail stays small whatever was sent. */
+function quote(text: string): string {
+  return text.length <= 200 ? text : `${text.slice(0, 199)}…`;
+}
+
 /** The error for a request no route takes: 405 when the path exists with other methods, else 404. */
 export function routeMiss(c: Context): ApiError {
   const methods = allowedMethods(c.req.path);
   if (methods.length > 0 && !methods.includes(c.req.method)) {
-    return new ApiError('method_not_allowed', `${c.req.method} is not allowed here; use ${methods.join(', ')}`, {
+    return new ApiError('method_not_allowed', `${quote(c.req.method)} is not allowed here; use ${methods.join(', ')}`, {
       headers: { Allow: methods.join(', ') },
     });
   }
@@ -68,5 +73,5 @@ export function routeMiss(c: Context): ApiError {
     const rest = route.segments.every((s, i) => s.startsWith(':') || s === parts[i]);
     if (param && rest) return new ApiError('not_found', NOT_FOUND_DETAIL[param.slice(1)] ?? 'Not found');
   }
-  return new ApiError('not_found', `No route for ${c.req.method} ${c.req.path}`);
+  return new ApiError('not_found', `No route for ${quote(c.req.method)} ${quote(c.req.path)}`);
 }

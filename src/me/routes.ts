@@ -1,24 +1,34 @@
 // GET /me — who the API key belongs to; the quickest check that a key works.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import { ACCOUNT_NAME_MAX, EMAIL_MAX } from '../admin/schema.ts';
 import { requireApiKey } from '../auth/bearer.ts';
 import type { AppEnv } from '../env.ts';
-import { AUTHENTICATED_PROBLEMS, problemResponses } from '../http/openapi.ts';
+import { jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
 import { validationHook } from '../http/validation.ts';
 
 const AccountSchema = z
-  .object({ name: z.string().openapi({ example: 'Acme Benefits Lab' }), email: z.string().openapi({ example: 'dev@acme.example' }) })
+  .strictObject({
+    name: z.string().max(ACCOUNT_NAME_MAX).openapi({ example: 'Acme Benefits Lab' }),
+    email: z.email().max(EMAIL_MAX).openapi({ example: 'dev@acme.example' }),
+  })
   .openapi('Account');
 
 export const meRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(
   createRoute({
     method: 'get',
     path: '/me',
+    operationId: 'getMe',
     summary: 'The account of the API key',
+    description: 'The name and e-mail address of the account the API key belongs to: the quickest check that a key works.',
     tags: ['Account'],
     middleware: [requireApiKey] as const,
     responses: {
-      200: { description: 'The account', content: { 'application/json': { schema: AccountSchema } } },
-      ...problemResponses(...AUTHENTICATED_PROBLEMS),
+      200: {
+        description: 'The account',
+        headers: successHeaders('api-key'),
+        content: jsonContent(AccountSchema, { name: 'Acme Benefits Lab', email: 'dev@acme.example' }),
+      },
+      ...problemResponses('api-key'),
     },
   }),
   (c) => {

@@ -2,83 +2,108 @@
 // the zod schemas that document them in the OpenAPI document.
 import { z } from '@hono/zod-openapi';
 import type { Scenario } from '../db/schema.ts';
-import { TimestampSchema } from '../http/openapi.ts';
+import { idSchema, int, TimestampSchema } from '../http/openapi.ts';
 import { formatTimestamp } from '../http/timestamps.ts';
 import type { StoredScenarioData } from './data.ts';
-import { AdultSchema, ChildSchema, PROGRAMS } from './schema.ts';
-import { findState } from './states.ts';
+import { ADULT_FIELDS, CHILD_FIELDS, DECIMAL_MAX_LENGTH, DECIMAL_PATTERN, MAX_MEMBERS, PROGRAMS, TOKEN_PATTERN } from './schema.ts';
+import { findState, US_STATES } from './states.ts';
 
 const Timestamp = TimestampSchema;
-const AmountOut = z.string().openapi({ example: '1250.50' });
+/** Stored amounts are always strings (a number sent in was stored as its string). */
+const AmountOut = () => z.string().max(DECIMAL_MAX_LENGTH).regex(DECIMAL_PATTERN).openapi({ example: '1250.50' });
+const position = () => int(1, MAX_MEMBERS).openapi({ description: '1-based position in the array' });
+const Token = () => z.string().length(15).regex(TOKEN_PATTERN).openapi({ example: '482913075561204' });
 
-const StoredAdultSchema = AdultSchema.extend({
-  id: z.int().min(1),
-  wage_rate: AmountOut,
-  unemp_comp: AmountOut,
-  monthly_ssi: AmountOut,
-  child_support: AmountOut,
-  other_unearned: AmountOut,
-  monthly_disability: AmountOut,
-  soc_sec_retirement: AmountOut,
-  work_hours_per_week: AmountOut,
-  training_hours_per_week: AmountOut,
-}).openapi('StoredAdult');
+// Built from the input fields rather than extending Adult/Child, which would render as an allOf
+// whose strict second half refuses every field it does not restate.
+const StoredAdultSchema = z
+  .strictObject({
+    ...ADULT_FIELDS,
+    id: position(),
+    wage_rate: AmountOut(),
+    unemp_comp: AmountOut(),
+    monthly_ssi: AmountOut(),
+    child_support: AmountOut(),
+    other_unearned: AmountOut(),
+    monthly_disability: AmountOut(),
+    soc_sec_retirement: AmountOut(),
+    work_hours_per_week: AmountOut(),
+    training_hours_per_week: AmountOut(),
+  })
+  .openapi('StoredAdult');
 
-const StoredChildSchema = ChildSchema.extend({
-  id: z.int().min(1),
-  ssi_income_amount: AmountOut.optional(),
-}).openapi('StoredChild');
+const StoredChildSchema = z
+  .strictObject({ ...CHILD_FIELDS, id: position(), ssi_income_amount: AmountOut().optional() })
+  .openapi('StoredChild');
+
+const StateId = () => int(1, 56).openapi({ description: 'FIPS code of the state', example: 36 });
+const StateName = () => z.enum(US_STATES.map((s) => s.name) as [string, ...string[]]).openapi({ example: 'New York' });
 
 function scenarioDataSchema<Token extends z.ZodType<string | number>>(token: Token) {
-  return z.object({
-    year: z.int(),
-    adult: z.array(StoredAdultSchema),
-    child: z.array(StoredChildSchema),
-    state: z.int(),
+  return z.strictObject({
+    year: int(1990, 2100),
+    adult: z.array(StoredAdultSchema).min(1).max(MAX_MEMBERS),
+    child: z.array(StoredChildSchema).max(MAX_MEMBERS),
+    state: StateId(),
     token,
-    programs: z.array(z.enum(PROGRAMS)),
-    sub_division: z.int().optional(),
+    programs: z.array(z.enum(PROGRAMS)).min(1).max(PROGRAMS.length),
+    sub_division: int(1, 2_147_483_647).optional(),
   });
 }
 
 export const ScenarioListItemSchema = z
-  .object({
-    id: z.int().openapi({ description: 'Record id; also the pagination cursor' }),
-    user_id: z.int(),
-    state: z.object({ id: z.int(), name: z.string(), slug: z.string() }),
-    token: z.string(),
-    expired: z.string().nullable().openapi({ description: 'null while live; else when the retention period ran out' }),
+  .strictObject({
+    id: idSchema().openapi({ description: 'Record id; also the pagination cursor', example: 1042 }),
+    user_id: idSchema().openapi({ description: 'The owning account', example: 7 }),
+    state: z.strictObject({
+      id: StateId(),
+      name: StateName(),
+      slug: z.enum(US_STATES.map((s) => s.slug) as [string, ...string[]]).openapi({ example: 'new-york' }),
+    }),
+    token: Token(),
+    expired: Timestamp.nullable().openapi({ description: 'null while live; else when the retention period ran out' }),
     created_at: Timestamp,
-    scenario_data: scenarioDataSchema(z.string().openapi({ example: '482913075561204' })).openapi('ScenarioDataListForm'),
+    scenario_data: scenarioDataSchema(Token()).openapi('ScenarioDataListForm'),
   })
   .openapi('ScenarioListItem');
 
+export const DETAIL_MESSAGES = ['Scenario found', 'Scenario created', 'Scenario saved'] as const;
+export type DetailMessage = (typeof DETAIL_MESSAGES)[number];
+
 export const ScenarioDetailSchema = z
-  .object({
-    token: z.string(),
-    scenario_data: scenarioDataSchema(z.int().openapi({ example: 482913075561204 })).openapi('ScenarioDataDetailForm'),
-    chart_img: z.string().openapi({ description: 'Signed, expiring URL of an SVG chart of the scenario' }),
+  .strictObject({
+    token: Token(),
+    scenario_data: scenarioDataSchema(
+      int(100_000_000_000_000, 999_999_999_999_999).openapi({ description: 'The token, as a number', example: 482913075561204 }),
+    ).openapi('ScenarioDataDetailForm'),
+    chart_img: z
+      .string()
+      .max(2048)
+      .openapi({ format: 'uri', description: 'Signed, expiring URL of an SVG chart of the scenario; needs no API key' }),
     created_at: Timestamp,
-    state: z.object({ id: z.int(), name: z.string() }),
+    state: z.strictObject({ id: StateId(), name: StateName() }),
   })
   .openapi('ScenarioDetail');
 
 export const ScenarioListSchema = z
-  .object({ data: z.array(ScenarioListItemSchema), has_more: z.boolean() })
+  .strictObject({
+    data: z.array(ScenarioListItemSchema).max(100).openapi({ description: 'Newest first; at most `limit` items' }),
+    has_more: z.boolean().openapi({ description: 'Whether more items follow in the direction of paging' }),
+  })
   .openapi('ScenarioList');
 
 export const ScenarioDetailResponseSchema = z
-  .object({
-    data: z.object({
+  .strictObject({
+    data: z.strictObject({
       status: z.literal('success'),
-      message: z.string().openapi({ example: 'Scenario found' }),
+      message: z.enum(DETAIL_MESSAGES),
       scenario: ScenarioDetailSchema,
     }),
   })
   .openapi('ScenarioDetailResponse');
 
 export const DeletedResponseSchema = z
-  .object({ data: z.object({ status: z.literal('success'), message: z.literal('Scenario deleted') }) })
+  .strictObject({ data: z.strictObject({ status: z.literal('success'), message: z.literal('Scenario deleted') }) })
   .openapi('ScenarioDeleted');
 
 export type ScenarioListItem = z.infer<typeof ScenarioListItemSchema>;
@@ -109,7 +134,7 @@ export function toDetailResponse(
   row: Pick<Scenario, 'token' | 'stateId' | 'createdAt'>,
   data: StoredScenarioData | string,
   chartUrl: string,
-  message: string,
+  message: DetailMessage,
 ): ScenarioDetailResponse {
   const state = stateOf(row.stateId);
   const stored = (typeof data === 'string' ? JSON.parse(data) : data) as ScenarioListItem['scenario_data'];

@@ -19,10 +19,11 @@ import {
 } from '../db/scenarios.ts';
 import type { AppEnv } from '../env.ts';
 import { etagFor, noneMatchHits, parseIfMatch } from '../http/conditional.ts';
-import { AUTHENTICATED_PROBLEMS, jsonContent, problemResponses } from '../http/openapi.ts';
+import { jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
 import { ApiError } from '../http/problem.ts';
 import { validationHook } from '../http/validation.ts';
 import { toStoredData, stateIdOf } from './data.ts';
+import { EXAMPLE_CREATE_BODY, EXAMPLE_LIST, EXAMPLE_SAVE_BODY, exampleDetail } from './examples.ts';
 import {
   DeletedResponseSchema,
   ScenarioDetailResponseSchema,
@@ -35,12 +36,26 @@ import { expiredAt, parseRetentionDays } from './retention.ts';
 import { CreateScenarioBodySchema, SaveScenarioBodySchema, TOKEN_PATTERN, type ScenarioDataInput } from './schema.ts';
 import { generateScenarioToken } from './token.ts';
 
-const TokenParams = z.object({
-  token: z.string().regex(TOKEN_PATTERN).openapi({ param: { name: 'token', in: 'path' }, example: '482913075561204' }),
-});
+const routesBase = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+/** The {token} path parameter: one component, shared by every scenario path (the chart's too). */
+export const ScenarioToken = routesBase.openAPIRegistry.registerParameter(
+  'ScenarioToken',
+  z
+    .string()
+    .regex(TOKEN_PATTERN)
+    .openapi({
+      param: { name: 'token', in: 'path', description: 'The scenario token: 15 digits, no leading zero' },
+      maxLength: 15,
+      example: '482913075561204',
+    }),
+);
+const TokenParams = z.object({ token: ScenarioToken });
 const CURSOR = /^[1-9][0-9]{0,15}$/;
 const LIMIT = /^[0-9]{1,3}$/;
-const cursor = (description: string) => z.string().regex(CURSOR, 'must be a positive integer (a list item id)').optional().openapi({ description });
+// The patterns bound the length already; maxLength only states it (one message per bad value).
+const cursor = (description: string) =>
+  z.string().regex(CURSOR, 'must be a positive integer (a list item id)').optional().openapi({ description, maxLength: 16, example: '1042' });
 
 const ListQuery = z.strictObject({
   limit: z
@@ -49,7 +64,7 @@ const ListQuery = z.strictObject({
     // Only the range: a value the pattern refused already has its issue (one message per problem).
     .refine((v) => !LIMIT.test(v) || (Number(v) >= 1 && Number(v) <= 100), 'must be an integer from 1 to 100')
     .optional()
-    .openapi({ description: 'Page length, 1–100 (default 10)', example: '10' }),
+    .openapi({ description: 'Page length, 1–100 (default 10)', maxLength: 3, example: '10' }),
   starting_after: cursor('Next page: items older than this id'),
   endding_before: cursor('Previous page: items newer than this id (spelled as in the spec)'),
   ending_before: cursor('Same as endding_before'),
@@ -57,7 +72,13 @@ const ListQuery = z.strictObject({
 
 const NOT_FOUND = 'No scenario with that token';
 const notFound = () => new ApiError('not_found', NOT_FOUND);
-const ETagHeader = { ETag: { schema: { type: 'string' as const }, description: 'The stored version, for If-None-Match / If-Match' } };
+// Entity-tag lists (RFC 9110). The bounds are stated for clients, not enforced: a value outside
+// them can match no ETag, which is already what it gets (412 for If-Match, a full reply otherwise).
+const conditionalHeader = (description: string) =>
+  z
+    .string()
+    .optional()
+    .openapi({ description, maxLength: 1024, pattern: '^(\\*|(W/)?"[^"]*"( *, *(W/)?"[^"]*")*)$', example: '"v3"' });
 
 function origin(c: Context): string {
   return new URL(c.req.url).origin;
@@ -74,19 +95,22 @@ function dataOf(body: { scenarioData?: ScenarioDataInput | undefined; scenario_d
 }
 
 // List, create and view; save and delete are chained on at the end of this file.
-const listCreateViewRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+const listCreateViewRoutes = routesBase
   .openapi(
     createRoute({
       method: 'get',
       path: '/',
+      operationId: 'listScenarios',
       summary: 'List scenarios',
-      description: 'Newest first, keyset-paginated by id. Give at most one of starting_after and endding_before.',
+      description:
+        "Newest first, keyset-paginated by id: the last item's id as starting_after gives the next page, the first item's id as " +
+        'endding_before the previous one (at most one of the two). Unknown query parameters are refused.',
       tags: ['Scenarios'],
       middleware: [requireApiKey] as const,
       request: { query: ListQuery },
       responses: {
-        200: { description: 'A page of scenarios', content: jsonContent(ScenarioListSchema) },
-        ...problemResponses(...AUTHENTICATED_PROBLEMS, 'invalid_query'),
+        200: { description: 'A page of scenarios', headers: successHeaders('api-key'), content: jsonContent(ScenarioListSchema, EXAMPLE_LIST) },
+        ...problemResponses('api-key', 'invalid_query'),
       },
     }),
     async (c) => {
@@ -118,24 +142,32 @@ const listCreateViewRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
     createRoute({
       method: 'post',
       path: '/',
+      operationId: 'createScenario',
       summary: 'Create a scenario',
       description:
-        'Generates the token. With an Idempotency-Key, a retry returns the first reply instead of creating twice (24 hours, per account).',
+        'Generates the token. With an Idempotency-Key, a retry returns the first reply (marked Idempotent-Replayed) instead of ' +
+        'creating twice, for 24 hours per account; the same key with a different body is 422 idempotency_conflict. Racing ' +
+        'retries all get the first reply, so the 409 of the Idempotency-Key draft does not occur.',
       tags: ['Scenarios'],
       middleware: [requireApiKey] as const,
       request: {
         headers: z.object({
-          'idempotency-key': z.string().min(1).max(255).optional().openapi({ description: 'Any opaque string up to 255 characters' }),
+          'idempotency-key': z
+            .string()
+            .min(1)
+            .max(255)
+            .optional()
+            .openapi({ description: 'Any opaque string up to 255 characters', example: '6f1c2a9e-create-household' }),
         }),
-        body: { required: true, content: jsonContent(CreateScenarioBodySchema) },
+        body: { required: true, content: jsonContent(CreateScenarioBodySchema, EXAMPLE_CREATE_BODY) },
       },
       responses: {
         201: {
           description: 'Created (or the replay of an earlier create with the same Idempotency-Key)',
-          headers: { Location: { schema: { type: 'string' }, description: 'URL of the new scenario' }, ...ETagHeader },
-          content: jsonContent(ScenarioDetailResponseSchema),
+          headers: successHeaders('api-key', 'Location', 'ETag', 'Idempotent-Replayed'),
+          content: jsonContent(ScenarioDetailResponseSchema, exampleDetail('Scenario created')),
         },
-        ...problemResponses(...AUTHENTICATED_PROBLEMS, 'forbidden', 'invalid_json', 'invalid_header', 'validation_failed', 'idempotency_conflict', 'conflict', 'payload_too_large'),
+        ...problemResponses('api-key', 'forbidden', 'invalid_json', 'invalid_header', 'validation_failed', 'idempotency_conflict', 'payload_too_large'),
       },
     }),
     async (c) => {
@@ -198,17 +230,25 @@ const listCreateViewRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
     createRoute({
       method: 'get',
       path: '/{token}',
+      operationId: 'viewScenario',
       summary: 'View a scenario',
+      description:
+        "The caller's scenario with that token, with a freshly signed chart_img; another account's token is 404 like an unknown " +
+        'one. The ETag names the stored version: send it as If-None-Match to get 304 while nothing changed.',
       tags: ['Scenarios'],
       middleware: [requireApiKey] as const,
       request: {
         params: TokenParams,
-        headers: z.object({ 'if-none-match': z.string().optional().openapi({ description: 'An ETag from an earlier reply' }) }),
+        headers: z.object({ 'if-none-match': conditionalHeader('ETags from earlier replies, or *') }),
       },
       responses: {
-        200: { description: 'The scenario', headers: ETagHeader, content: jsonContent(ScenarioDetailResponseSchema) },
-        304: { description: 'Not modified since the ETag given in If-None-Match', headers: ETagHeader },
-        ...problemResponses(...AUTHENTICATED_PROBLEMS, 'not_found'),
+        200: {
+          description: 'The scenario',
+          headers: successHeaders('api-key', 'ETag'),
+          content: jsonContent(ScenarioDetailResponseSchema, exampleDetail('Scenario found')),
+        },
+        304: { description: 'Not modified since the ETag given in If-None-Match', headers: successHeaders('api-key', 'ETag') },
+        ...problemResponses('api-key', 'not_found'),
       },
     }),
     async (c) => {
@@ -226,17 +266,24 @@ function saveRoute<M extends 'post' | 'put'>(method: M) {
   return createRoute({
     method,
     path: '/save',
+    operationId: method === 'post' ? 'saveScenario' : 'saveScenarioPut',
     summary: method === 'post' ? 'Save a scenario' : 'Save a scenario (PUT alias)',
-    description: "Replaces the data of the caller's scenario with that token. With If-Match, only if it is still that version.",
+    description:
+      "Replaces the data of the caller's scenario with that token (another account's token is 404). With If-Match, only if it " +
+      'is still that version (else 412, with the current ETag); without it, the last write wins. Saving renews an expired scenario.',
     tags: ['Scenarios'],
     middleware: [requireApiKey] as const,
     request: {
-      headers: z.object({ 'if-match': z.string().optional().openapi({ description: 'The ETag the change is based on' }) }),
-      body: { required: true, content: jsonContent(SaveScenarioBodySchema) },
+      headers: z.object({ 'if-match': conditionalHeader('The ETag the change is based on, or * for "if it exists"') }),
+      body: { required: true, content: jsonContent(SaveScenarioBodySchema, EXAMPLE_SAVE_BODY) },
     },
     responses: {
-      200: { description: 'Saved', headers: ETagHeader, content: jsonContent(ScenarioDetailResponseSchema) },
-      ...problemResponses(...AUTHENTICATED_PROBLEMS, 'forbidden', 'not_found', 'invalid_json', 'validation_failed', 'precondition_failed', 'payload_too_large'),
+      200: {
+        description: 'Saved',
+        headers: successHeaders('api-key', 'ETag'),
+        content: jsonContent(ScenarioDetailResponseSchema, exampleDetail('Scenario saved')),
+      },
+      ...problemResponses('api-key', 'forbidden', 'not_found', 'invalid_json', 'validation_failed', 'precondition_failed', 'payload_too_large'),
     },
   });
 }
@@ -270,14 +317,19 @@ function deleteRoute<P extends '/{token}/delete' | '/{token}'>(path: P) {
   return createRoute({
     method: 'delete',
     path,
+    operationId: path === '/{token}' ? 'deleteScenarioAlias' : 'deleteScenario',
     summary: path === '/{token}' ? 'Delete a scenario (alias)' : 'Delete a scenario',
-    description: 'Removes the scenario and everything attached to it, permanently.',
+    description: 'Removes the scenario and everything attached to it, permanently; a second delete is 404.',
     tags: ['Scenarios'],
     middleware: [requireApiKey] as const,
     request: { params: TokenParams },
     responses: {
-      200: { description: 'Deleted', content: jsonContent(DeletedResponseSchema) },
-      ...problemResponses(...AUTHENTICATED_PROBLEMS, 'forbidden', 'not_found'),
+      200: {
+        description: 'Deleted',
+        headers: successHeaders('api-key'),
+        content: jsonContent(DeletedResponseSchema, { data: { status: 'success', message: 'Scenario deleted' } }),
+      },
+      ...problemResponses('api-key', 'forbidden', 'not_found'),
     },
   });
 }
@@ -314,5 +366,6 @@ async function replay(c: Context<AppEnv>, record: IdempotencyRecord, requestHash
   }
   const body = JSON.parse(record.responseBody) as ScenarioDetailResponse;
   body.data.scenario.chart_img = await chartUrl(c, record.scenarioToken, Date.now());
-  return c.json(body, 201, { Location: `${origin(c)}/scenarios/${record.scenarioToken}`, 'Idempotent-Replayed': 'true' });
+  // The first reply named version 1; its replay does too.
+  return c.json(body, 201, { Location: `${origin(c)}/scenarios/${record.scenarioToken}`, ETag: etagFor(1), 'Idempotent-Replayed': 'true' });
 }

@@ -1,6 +1,7 @@
 // The zod schemas of scenario data: they validate requests at the edge and, through
 // @hono/zod-openapi, are the OpenAPI description of the same bodies. One definition for both.
 import { z } from '@hono/zod-openapi';
+import { MAX_INT32 } from '../http/openapi.ts';
 import { findState } from './states.ts';
 
 export const PROGRAMS = [
@@ -9,9 +10,12 @@ export const PROGRAMS = [
 ] as const;
 
 export const TOKEN_PATTERN = /^[1-9][0-9]{14}$/;
-const DECIMAL_PATTERN = /^[0-9]{1,12}(\.[0-9]{1,6})?$/;
-const MAX_INT32 = 2_147_483_647;
+export const DECIMAL_PATTERN = /^[0-9]{1,12}(\.[0-9]{1,6})?$/;
+/** The longest string DECIMAL_PATTERN takes: 12 digits, the point, 6 digits. */
+export const DECIMAL_MAX_LENGTH = 19;
 const MAX_HOURS_PER_WEEK = 168;
+/** The largest amount the pattern allows (12 digits before the point, 6 after); larger numbers are refused too. */
+const MAX_AMOUNT = 999_999_999_999.999999;
 
 /**
  * Money or hours: a string holding a non-negative decimal ("1250.50"); a JSON number is accepted
@@ -21,7 +25,13 @@ function amount(max?: number) {
   const hint = max === undefined ? '' : ` of at most ${max}`;
   const message = `must be a non-negative decimal number${hint} (at most 12 digits before the point and 6 after), as a string such as "12.50" (a JSON number is accepted)`;
   return z
-    .union([z.string().regex(DECIMAL_PATTERN, { error: message }), z.number().min(0, { error: message })], { error: message })
+    .union(
+      [
+        z.string().regex(DECIMAL_PATTERN, { error: message }).openapi({ maxLength: DECIMAL_MAX_LENGTH }),
+        z.number().min(0, { error: message }).openapi({ maximum: max ?? MAX_AMOUNT }),
+      ],
+      { error: message },
+    )
     .superRefine((value, ctx) => {
       const text = typeof value === 'number' ? String(value) : value;
       if (!DECIMAL_PATTERN.test(text)) {
@@ -36,53 +46,59 @@ function amount(max?: number) {
 }
 const money = () => amount();
 const hours = () => amount(MAX_HOURS_PER_WEEK);
-const flag = () => z.literal([0, 1], { error: 'must be 0 or 1' });
-const code = () => z.int().min(0).max(MAX_INT32);
-const positionId = () => z.int().min(1).optional().openapi({ description: '1-based position in the array; filled in when missing' });
+// zod-to-openapi renders a literal of several values as its first value only; state it in full.
+const flag = () => z.literal([0, 1], { error: 'must be 0 or 1' }).openapi({ type: 'integer', format: 'int32', minimum: 0, maximum: 1, enum: [0, 1] });
+const code = () => z.int().min(0).max(MAX_INT32).openapi({ format: 'int32' });
+const age = () => z.int().min(0).max(130).openapi({ format: 'int32' });
+/** At most 20 adults or children, so a position is at most 20. */
+export const MAX_MEMBERS = 20;
+const positionId = () =>
+  z.int().min(1).optional().openapi({ format: 'int32', maximum: MAX_MEMBERS, description: '1-based position in the array; filled in when missing' });
 
-export const AdultSchema = z
-  .strictObject({
-    id: positionId(),
-    age: z.int().min(0).max(130),
-    nickname: z.string().max(100).optional(),
-    wage_rate: money(),
-    yes_or_no: flag(),
-    adult_type: code(),
-    is_married: flag(),
-    is_veteran: flag(),
-    unemp_comp: money(),
-    is_pregnant: flag().optional(),
-    monthly_ssi: money(),
-    child_support: money(),
-    other_unearned: money(),
-    monthly_disability: money(),
-    soc_sec_retirement: money(),
-    same_snap_household: flag(),
-    work_hours_per_week: hours(),
-    is_spouse_in_household: flag(),
-    same_legal_hh_fed_state: flag(),
-    training_hours_per_week: hours(),
-    aged_or_disability_income: code(),
-  })
-  .openapi('Adult');
+/** The fields of an adult; the stored form (forms.ts) reuses them with amounts as strings. */
+export const ADULT_FIELDS = {
+  id: positionId(),
+  age: age(),
+  nickname: z.string().max(100).optional().openapi({ example: 'Parent A' }),
+  wage_rate: money(),
+  yes_or_no: flag(),
+  adult_type: code(),
+  is_married: flag(),
+  is_veteran: flag(),
+  unemp_comp: money(),
+  is_pregnant: flag().optional(),
+  monthly_ssi: money(),
+  child_support: money(),
+  other_unearned: money(),
+  monthly_disability: money(),
+  soc_sec_retirement: money(),
+  same_snap_household: flag(),
+  work_hours_per_week: hours(),
+  is_spouse_in_household: flag(),
+  same_legal_hh_fed_state: flag(),
+  training_hours_per_week: hours(),
+  aged_or_disability_income: code(),
+};
 
-export const ChildSchema = z
-  .strictObject({
-    id: positionId(),
-    age: z.int().min(0).max(130),
-    sex: code(),
-    caretaker: code(),
-    in_school: code(),
-    yes_or_no: flag(),
-    is_disabled: flag(),
-    cc_rate_category: code(),
-    ssi_income_amount: money().optional(),
-    child_care_setting: code(),
-    relation_to_caretaker: code(),
-    same_legal_hh_fed_state: flag(),
-    purchase_and_prepare_meals_together: flag(),
-  })
-  .openapi('Child');
+export const AdultSchema = z.strictObject(ADULT_FIELDS).openapi('Adult');
+
+export const CHILD_FIELDS = {
+  id: positionId(),
+  age: age(),
+  sex: code(),
+  caretaker: code(),
+  in_school: code(),
+  yes_or_no: flag(),
+  is_disabled: flag(),
+  cc_rate_category: code(),
+  ssi_income_amount: money().optional(),
+  child_care_setting: code(),
+  relation_to_caretaker: code(),
+  same_legal_hh_fed_state: flag(),
+  purchase_and_prepare_meals_together: flag(),
+};
+
+export const ChildSchema = z.strictObject(CHILD_FIELDS).openapi('Child');
 
 /**
  * Cross-field checks run even when a field has failed, so every problem is reported at once;
@@ -90,7 +106,7 @@ export const ChildSchema = z
  */
 const whenObject = { when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value) };
 
-const stateId = () => z.int().min(1).max(MAX_INT32);
+const stateId = () => z.int().min(1).max(MAX_INT32).openapi({ format: 'int32' });
 
 /** Ids must be 1-based positions; checked on the array so the position is known. */
 function checkPositions(items: unknown, ctx: z.RefinementCtx) {
@@ -107,11 +123,11 @@ function checkPositions(items: unknown, ctx: z.RefinementCtx) {
 
 export const ScenarioDataInputSchema = z
   .strictObject({
-    year: z.int().min(1990).max(2100),
+    year: z.int().min(1990).max(2100).openapi({ format: 'int32' }),
     state_id: stateId().optional().openapi({ description: 'FIPS code of the state (required, or give `state`)', example: 36 }),
     state: stateId().optional().openapi({ description: 'Synonym of state_id; when both are given they must agree' }),
     token: z
-      .union([z.string(), z.int()])
+      .union([z.string().max(64), z.int().openapi({ format: 'int64', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER })])
       .optional()
       .openapi({ description: 'Ignored: the stored value is always the scenario token' }),
     programs: z
@@ -125,9 +141,9 @@ export const ScenarioDataInputSchema = z
           seen.add(p);
         });
       }),
-    adult: z.array(AdultSchema).min(1).max(20).superRefine(checkPositions, { when: () => true }),
-    child: z.array(ChildSchema).max(20).superRefine(checkPositions, { when: () => true }).optional(),
-    sub_division: z.int().min(1).max(MAX_INT32).optional(),
+    adult: z.array(AdultSchema).min(1).max(MAX_MEMBERS).superRefine(checkPositions, { when: () => true }),
+    child: z.array(ChildSchema).max(MAX_MEMBERS).superRefine(checkPositions, { when: () => true }).optional(),
+    sub_division: z.int().min(1).max(MAX_INT32).optional().openapi({ format: 'int32' }),
   })
   .superRefine(
     (data, ctx) => {
@@ -171,19 +187,23 @@ const dataFields = {
 export const CreateScenarioBodySchema = z
   .strictObject(dataFields)
   .superRefine(requireOneDataKey, whenObject)
-  .openapi('CreateScenarioBody');
+  .openapi('CreateScenarioBody', { description: 'The data as scenarioData (or scenario_data; exactly one of the two)' });
 
 export const SaveScenarioBodySchema = z
   .strictObject({
     token: z
-      .union([z.string().regex(TOKEN_PATTERN), z.int().min(100_000_000_000_000).max(999_999_999_999_999)], {
-        error: 'must be a scenario token: 15 digits, as a string or a number',
-      })
-      .openapi({ example: '482913075561204' }),
+      .union(
+        [
+          z.string().regex(TOKEN_PATTERN).openapi({ maxLength: 15 }),
+          z.int().min(100_000_000_000_000).max(999_999_999_999_999).openapi({ format: 'int64' }),
+        ],
+        { error: 'must be a scenario token: 15 digits, as a string or a number' },
+      )
+      .openapi({ description: 'The token of the scenario to save', example: '482913075561204' }),
     ...dataFields,
   })
   .superRefine(requireOneDataKey, whenObject)
-  .openapi('SaveScenarioBody');
+  .openapi('SaveScenarioBody', { description: 'The token and the data as scenarioData (or scenario_data; exactly one of the two)' });
 
 export type CreateScenarioBody = z.infer<typeof CreateScenarioBodySchema>;
 export type SaveScenarioBody = z.infer<typeof SaveScenarioBodySchema>;

@@ -1,6 +1,8 @@
 // Test helpers: drive the Worker through its real fetch (exports.default) against the local D1,
-// so each test reads like the contract: `await api(key).get('/scenarios')`.
+// so each test reads like the contract: `await api(key).get('/scenarios')`. Every reply is also
+// checked against the OpenAPI document (openapi-check.ts).
 import { env, exports } from 'cloudflare:workers';
+import { checkAgainstDocument } from './openapi-check.ts';
 
 export const BASE = 'http://scenario.test';
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -21,6 +23,8 @@ export async function send(method: string, path: string, init: { headers?: Recor
   }
   const res = await exports.default.fetch(new Request(BASE + path, { method, headers, body }));
   const text = await res.text();
+  // Every reply any test sees must be one the OpenAPI document describes.
+  checkAgainstDocument(method, path, { status: res.status, headers: res.headers, text });
   let parsed: unknown = undefined;
   if (text && /json/.test(res.headers.get('Content-Type') ?? '')) parsed = JSON.parse(text);
   return { status: res.status, headers: res.headers, body: parsed, text };

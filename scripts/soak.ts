@@ -1,0 +1,174 @@
+// npm run soak: a bounded mixed load against the service as users run it (`npm start` on
+// loopback), then a full read-back. Every acknowledged write (201 create, 200 save, 200 delete) is
+// recorded; afterwards each account's scenarios are listed and read, and must be exactly the
+// acknowledged state: nothing lost, nothing resurrected, no duplicate from a retried create.
+// Last line: ops, errors by status, 5xx, acknowledged writes lost.
+import { isDeepStrictEqual } from 'node:util';
+import { startService } from './lib/service.ts';
+
+const OPS = Number(process.env.SOAK_OPS ?? 20_000);
+const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 32);
+const KEYS_PER_WORKER = 3; // the per-key limit is 600 requests a minute
+const MAX_SECONDS = Number(process.env.SOAK_MAX_SECONDS ?? 900);
+
+type Json = Record<string, unknown>;
+interface Ack {
+  data: Json;
+  etag: string;
+}
+
+const service = await startService(process.env.SOAK_PORT ?? '8795');
+const statuses = new Map<number, number>();
+let ops = 0;
+let lost = 0;
+const problems: string[] = [];
+const started = Date.now();
+
+async function call(key: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(service.base + path, {
+    method,
+    headers: { Authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, etag: res.headers.get('etag') ?? '', json: (text ? JSON.parse(text) : {}) as Json & { data?: any } };
+}
+
+function record(status: number): void {
+  ops++;
+  statuses.set(status, (statuses.get(status) ?? 0) + 1);
+}
+
+const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)] as T;
+const amount = () => (Math.random() < 0.5 ? '0' : (Math.random() * 3000).toFixed(2));
+const flag = () => (Math.random() < 0.5 ? 0 : 1);
+
+function household(): Json {
+  const adult = (id: number) => ({
+    id, age: 18 + Math.floor(Math.random() * 60), nickname: `Adult ${id}`, wage_rate: amount(), yes_or_no: flag(),
+    adult_type: 1, is_married: flag(), is_veteran: flag(), unemp_comp: amount(), is_pregnant: 0, monthly_ssi: amount(),
+    child_support: amount(), other_unearned: amount(), monthly_disability: amount(), soc_sec_retirement: amount(),
+    same_snap_household: 1, work_hours_per_week: String(Math.floor(Math.random() * 60)), is_spouse_in_household: flag(),
+    same_legal_hh_fed_state: 1, training_hours_per_week: '0', aged_or_disability_income: 0,
+  });
+  const child = (id: number) => ({
+    id, age: Math.floor(Math.random() * 18), sex: 1 + flag(), caretaker: 1, in_school: flag(), yes_or_no: 1, is_disabled: 0,
+    cc_rate_category: 1, ssi_income_amount: '0', child_care_setting: 1, relation_to_caretaker: 1, same_legal_hh_fed_state: 1,
+    purchase_and_prepare_meals_together: 1,
+  });
+  return {
+    year: 2000 + Math.floor(Math.random() * 30),
+    state_id: pick([1, 6, 11, 36, 48, 56]),
+    programs: ['snap', 'eitc', 'ctc'].slice(0, 1 + Math.floor(Math.random() * 3)),
+    adult: [adult(1), adult(2)],
+    child: [child(1), child(2)],
+  };
+}
+
+async function setUpWorker(index: number): Promise<string[]> {
+  const admin = { Authorization: `Bearer ${service.adminToken}`, 'Content-Type': 'application/json' };
+  const account = await fetch(`${service.base}/admin/accounts`, {
+    method: 'POST',
+    headers: admin,
+    body: JSON.stringify({ name: `Soak ${index}`, email: `soak-${Date.now()}-${index}@example.com` }),
+  }).then((r) => r.json() as Promise<{ id: number }>);
+  const keys: string[] = [];
+  for (let k = 0; k < KEYS_PER_WORKER; k++) {
+    const created = await fetch(`${service.base}/admin/accounts/${account.id}/keys`, { method: 'POST', headers: admin, body: '{}' });
+    keys.push(((await created.json()) as { key: string }).key);
+  }
+  return keys;
+}
+
+/** One worker owns one account, so its acknowledged writes are the only writes to those rows. */
+async function worker(keys: string[], budget: number) {
+  const live = new Map<string, Ack>();
+  const deleted = new Set<string>();
+  for (let i = 0; i < budget && (Date.now() - started) / 1000 < MAX_SECONDS; i++) {
+    const key = keys[i % keys.length]!;
+    const tokens = [...live.keys()];
+    const roll = Math.random();
+    if (roll < 0.25 || tokens.length === 0) {
+      const idempotencyKey = crypto.randomUUID();
+      const body = { scenarioData: household() };
+      const res = await call(key, 'POST', '/scenarios', body, { 'Idempotency-Key': idempotencyKey });
+      record(res.status);
+      if (res.status === 201) {
+        const token = res.json.data.scenario.token as string;
+        live.set(token, { data: res.json.data.scenario.scenario_data, etag: res.etag });
+        // Now and then a client retries a create it already got: it must not create twice.
+        if (Math.random() < 0.1) {
+          const retry = await call(key, 'POST', '/scenarios', body, { 'Idempotency-Key': idempotencyKey });
+          record(retry.status);
+          if (retry.status !== 201 || retry.json.data.scenario.token !== token) problems.push(`retried create gave ${retry.status}`);
+        }
+      }
+    } else if (roll < 0.5) {
+      const token = pick(tokens);
+      const scenarioData = household();
+      const res = await call(key, 'POST', '/scenarios/save', { token, scenarioData }, { 'If-Match': live.get(token)!.etag });
+      record(res.status);
+      if (res.status === 200) live.set(token, { data: res.json.data.scenario.scenario_data, etag: res.etag });
+      else if (res.status === 412) problems.push(`save of ${token} refused as stale though only this worker writes it`);
+    } else if (roll < 0.75) {
+      const res = await call(key, 'GET', `/scenarios/${pick(tokens)}`);
+      record(res.status);
+    } else if (roll < 0.9) {
+      const res = await call(key, 'GET', `/scenarios?limit=${1 + Math.floor(Math.random() * 20)}`);
+      record(res.status);
+    } else {
+      const token = pick(tokens);
+      const res = await call(key, 'DELETE', `/scenarios/${token}`);
+      record(res.status);
+      if (res.status === 200) {
+        live.delete(token);
+        deleted.add(token);
+      }
+    }
+  }
+  return { key: keys[0]!, live, deleted };
+}
+
+/** Reads everything back: the listed tokens must be exactly the live ones, each with its last acknowledged data. */
+async function verify({ key, live, deleted }: Awaited<ReturnType<typeof worker>>): Promise<void> {
+  const listed = new Set<string>();
+  let cursor: number | undefined;
+  for (;;) {
+    const page = await call(key, 'GET', `/scenarios?limit=100${cursor ? `&starting_after=${cursor}` : ''}`);
+    for (const item of page.json.data as Array<{ id: number; token: string }>) {
+      listed.add(item.token);
+      cursor = item.id;
+    }
+    if (!page.json.has_more) break;
+  }
+  for (const [token, ack] of live) {
+    const view = await call(key, 'GET', `/scenarios/${token}`);
+    if (!listed.has(token) || view.status !== 200 || !isDeepStrictEqual(view.json.data.scenario.scenario_data, ack.data)) {
+      lost++;
+      problems.push(`${token}: acknowledged write not read back (status ${view.status}, listed ${listed.has(token)})`);
+    }
+  }
+  for (const token of deleted) {
+    if (listed.has(token) || (await call(key, 'GET', `/scenarios/${token}`)).status !== 404) {
+      lost++;
+      problems.push(`${token}: acknowledged delete undone`);
+    }
+  }
+  for (const token of listed) if (!live.has(token) && !deleted.has(token)) problems.push(`${token}: listed but never acknowledged (duplicate create?)`);
+}
+
+try {
+  const keySets = await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => setUpWorker(i)));
+  const budget = Math.ceil(OPS / CONCURRENCY);
+  const results = await Promise.all(keySets.map((keys) => worker(keys, budget)));
+  const seconds = (Date.now() - started) / 1000;
+  for (const result of results) await verify(result);
+  for (const problem of problems.slice(0, 20)) console.log(`problem: ${problem}`);
+  const fiveXX = [...statuses].filter(([s]) => s >= 500).reduce((n, [, c]) => n + c, 0);
+  const byStatus = Object.fromEntries([...statuses].sort(([a], [b]) => a - b));
+  console.log(`soak: ${ops} ops in ${seconds.toFixed(1)} s at concurrency ${CONCURRENCY} (${(ops / seconds).toFixed(0)} ops/s), ${problems.length} problems`);
+  console.log(`ops ${ops}, errors by status ${JSON.stringify(Object.fromEntries(Object.entries(byStatus).filter(([s]) => Number(s) >= 400)))}, 5xx ${fiveXX}, acknowledged writes lost ${lost}`);
+  process.exitCode = fiveXX === 0 && lost === 0 && problems.length === 0 ? 0 : 1;
+} finally {
+  await service.stop();
+}

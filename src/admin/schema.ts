@@ -1,0 +1,28 @@
+// Request bodies of the admin API, also used by `npm run keys`, so accounts and keys made from
+// the command line meet the same rules (and the bounds the OpenAPI document states).
+import { z } from '@hono/zod-openapi';
+import { parseRfc3339 } from '../http/timestamps.ts';
+
+export const ACCOUNT_NAME_MAX = 200;
+export const EMAIL_MAX = 254;
+export const KEY_NAME_MAX = 100;
+
+export const CreateAccountBody = z
+  .strictObject({
+    name: z.string().trim().min(1).max(ACCOUNT_NAME_MAX).openapi({ example: 'Acme Benefits Lab' }),
+    email: z.email().max(EMAIL_MAX).openapi({ description: 'Unique regardless of letter case', example: 'dev@acme.example' }),
+  })
+  .openapi('CreateAccountBody');
+
+export const CreateKeyBody = z
+  .strictObject({
+    name: z.string().trim().min(1).max(KEY_NAME_MAX).optional().openapi({ description: 'A label, to tell keys apart', example: 'ci' }),
+    scope: z.enum(['read', 'read_write']).default('read_write').openapi({ description: 'read: GET only; read_write (default): everything' }),
+    expires_at: z
+      .string()
+      .max(64)
+      .refine((v) => parseRfc3339(v) !== null, 'must be an RFC 3339 timestamp, e.g. 2027-01-31T00:00:00Z')
+      .optional()
+      .openapi({ format: 'date-time', description: 'When the key stops working (RFC 3339, any offset); must be in the future', example: '2027-06-30T00:00:00Z' }),
+  })
+  .openapi('CreateKeyBody');

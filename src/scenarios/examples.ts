@@ -1,0 +1,87 @@
+// Examples for the OpenAPI document: one household of two adults and two children in New York.
+// The data goes through the request schema and the response examples are built by the functions
+// that build real responses, so the examples cannot drift from what the service accepts and sends.
+import type { Scenario } from '../db/schema.ts';
+import { toStoredData } from './data.ts';
+import { toDetailResponse, toListItem, type DetailMessage } from './forms.ts';
+import { ScenarioDataInputSchema, type ScenarioDataInput } from './schema.ts';
+
+const TOKEN = '482913075561204';
+const CREATED_AT = Date.UTC(2026, 10, 21, 8, 14, 3, 512);
+const CHART_IMG = `https://scenario-service.example.workers.dev/scenarios/${TOKEN}/chart.svg?exp=1795252443&sig=7.Yk3p0qF8m2c9RZJdV1wQe4sTtA6hLbN0uXyG5oKjP_s`;
+
+/** A working parent; the fields in the spec's order. */
+function adult(age: number, nickname: string, wageRate: string, hoursPerWeek: string, trainingHours = '0') {
+  return {
+    age,
+    nickname,
+    wage_rate: wageRate,
+    yes_or_no: 1,
+    adult_type: 1,
+    is_married: 1,
+    is_veteran: 0,
+    unemp_comp: '0',
+    is_pregnant: 0,
+    monthly_ssi: '0',
+    child_support: '0',
+    other_unearned: '0',
+    monthly_disability: '0',
+    soc_sec_retirement: '0',
+    same_snap_household: 1,
+    work_hours_per_week: hoursPerWeek,
+    is_spouse_in_household: 1,
+    same_legal_hh_fed_state: 1,
+    training_hours_per_week: trainingHours,
+    aged_or_disability_income: 0,
+  };
+}
+
+function child(age: number, sex: number, inSchool: number, ccRateCategory: number, childCareSetting: number) {
+  return {
+    age,
+    sex,
+    caretaker: 1,
+    in_school: inSchool,
+    yes_or_no: 1,
+    is_disabled: 0,
+    cc_rate_category: ccRateCategory,
+    ssi_income_amount: '0',
+    child_care_setting: childCareSetting,
+    relation_to_caretaker: 1,
+    same_legal_hh_fed_state: 1,
+    purchase_and_prepare_meals_together: 1,
+  };
+}
+
+const household = (year: number) => ({
+  year,
+  state_id: 36,
+  programs: ['snap', 'eitc', 'ctc', 'child_care', 'medic_aid'],
+  adult: [adult(36, 'Parent A', '22.50', '40'), adult(34, 'Parent B', '16.00', '20', '6')],
+  child: [child(7, 1, 1, 2, 1), child(3, 2, 0, 1, 2)],
+  sub_division: 5,
+});
+
+/** Parsed, so an example the schema would refuse fails at startup rather than in the docs. */
+const parsed = (data: object): ScenarioDataInput => ScenarioDataInputSchema.parse(data);
+
+export const EXAMPLE_CREATE_BODY = { scenarioData: household(2026) };
+export const EXAMPLE_SAVE_BODY = { token: TOKEN, scenarioData: household(2027) };
+
+const row: Scenario = {
+  id: 1042,
+  token: TOKEN,
+  accountId: 7,
+  stateId: 36,
+  scenarioData: JSON.stringify(toStoredData(parsed(EXAMPLE_CREATE_BODY.scenarioData), TOKEN)),
+  version: 1,
+  createdAt: CREATED_AT,
+  updatedAt: CREATED_AT,
+};
+
+export function exampleDetail(message: DetailMessage) {
+  const data = message === 'Scenario saved' ? toStoredData(parsed(EXAMPLE_SAVE_BODY.scenarioData), TOKEN) : row.scenarioData;
+  return toDetailResponse(row, data, CHART_IMG, message);
+}
+
+export const EXAMPLE_LIST = { data: [toListItem(row, null)], has_more: false };

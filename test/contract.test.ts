@@ -1,0 +1,193 @@
+// The OpenAPI document as a contract: it lists exactly the routes the app serves, names every
+// operation, declares the security schemes, headers and problem codes, and the checker that every
+// HTTP test runs (helpers/openapi-check.ts) really refuses replies the document does not describe.
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { app, openApiDocument } from '../src/app.ts';
+import { PROBLEM_STATUS } from '../src/http/problem.ts';
+import { admin, api, createAccountWithKey, scenarioData } from './helpers/api.ts';
+import { freshAddress } from './helpers/contract.ts';
+import { checkAgainstDocument, ContractError, documentedOperations } from './helpers/openapi-check.ts';
+
+interface Operation {
+  operationId?: string;
+  tags?: string[];
+  security?: Array<Record<string, string[]>>;
+  parameters?: Array<{ $ref?: string; name?: string; in?: string }>;
+  responses: Record<string, { headers?: Record<string, { $ref?: string }>; 'x-problem-codes'?: string[]; content?: Record<string, unknown> }>;
+}
+
+const doc = JSON.parse(JSON.stringify(openApiDocument())) as {
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, { type: string; scheme: string }>; parameters: Record<string, { name: string; in: string }> };
+  security: Array<Record<string, string[]>>;
+  tags: Array<{ name: string; description?: string }>;
+};
+
+const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+  Object.entries(item).map(([method, operation]) => ({ method: method.toUpperCase(), path, operation })),
+);
+
+/** What the app serves, in OpenAPI's path syntax; the document and its reference page aside. */
+function servedRoutes(): string[] {
+  const routes = app.routes
+    .filter((r) => r.method !== 'ALL' && !r.path.includes('*') && !['/openapi.json', '/docs'].includes(r.path))
+    .map((r) => `${r.method} ${r.path.replace(/:([A-Za-z_]+)/g, '{$1}')}`);
+  return [...new Set(routes)].sort();
+}
+
+const headerNames = (response: Operation['responses'][string]) => Object.keys(response.headers ?? {});
+
+describe('the OpenAPI document lists exactly what the app serves', () => {
+  it('has one operation per route the app serves, and no other', () => {
+    const documented = operations.map((o) => `${o.method} ${o.path}`).sort();
+    expect(documented).toEqual(servedRoutes());
+    expect(documentedOperations().sort()).toEqual(documented);
+    expect(documented).toHaveLength(13);
+  });
+
+  it('names every operation with a unique camelCase operationId', () => {
+    const ids = Object.fromEntries(operations.map((o) => [`${o.method} ${o.path}`, o.operation.operationId]));
+    expect(ids).toEqual({
+      'GET /me': 'getMe',
+      'GET /scenarios': 'listScenarios',
+      'POST /scenarios': 'createScenario',
+      'GET /scenarios/{token}': 'viewScenario',
+      'DELETE /scenarios/{token}': 'deleteScenarioAlias',
+      'POST /scenarios/save': 'saveScenario',
+      'PUT /scenarios/save': 'saveScenarioPut',
+      'DELETE /scenarios/{token}/delete': 'deleteScenario',
+      'GET /scenarios/{token}/chart.svg': 'getChart',
+      'POST /admin/accounts': 'createAccount',
+      'POST /admin/accounts/{id}/keys': 'createApiKey',
+      'GET /admin/accounts/{id}/keys': 'listApiKeys',
+      'DELETE /admin/keys/{id}': 'revokeApiKey',
+    });
+    for (const id of Object.values(ids)) expect(id).toMatch(/^[a-z][A-Za-z]*$/);
+  });
+
+  it('writes path parameters as {token} (and {id}), each declared as a path parameter', () => {
+    for (const { method, path, operation } of operations) {
+      expect(path, `${method} ${path}`).not.toMatch(/:/);
+      const inPath = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+      const declared = (operation.parameters ?? [])
+        .map((p) => (p.$ref ? doc.components.parameters[p.$ref.split('/').at(-1) ?? ''] : p))
+        .filter((p) => p?.in === 'path')
+        .map((p) => p?.name);
+      expect(declared.sort(), `${method} ${path}`).toEqual(inPath.sort());
+      if (path.startsWith('/scenarios/{')) expect(inPath, `${method} ${path}`).toEqual(['token']);
+    }
+    expect(doc.components.parameters.ScenarioToken).toMatchObject({ name: 'token', in: 'path', required: true });
+  });
+
+  it('declares the bearer API-key scheme for the API and the admin scheme for /admin; the chart is public', () => {
+    expect(doc.components.securitySchemes.ApiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.components.securitySchemes.AdminToken).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.security).toEqual([{ ApiKey: [] }]);
+    for (const { method, path, operation } of operations) {
+      const expected = path.startsWith('/admin/') ? [{ AdminToken: [] }] : path.endsWith('/chart.svg') ? [] : undefined;
+      expect(operation.security, `${method} ${path}`).toEqual(expected);
+    }
+  });
+
+  it('tags every operation with a tag it describes', () => {
+    const tags = new Map(doc.tags.map((t) => [t.name, t.description]));
+    for (const { method, path, operation } of operations) {
+      expect(operation.tags?.length, `${method} ${path}`).toBe(1);
+      expect(tags.get(operation.tags?.[0] ?? ''), `${method} ${path}`).toBeTruthy();
+    }
+  });
+
+  it('documents X-Request-Id on every response, and 401/429 with their headers wherever a credential is needed', () => {
+    for (const { method, path, operation } of operations) {
+      const where = `${method} ${path}`;
+      for (const [status, response] of Object.entries(operation.responses)) {
+        expect(headerNames(response), `${where} ${status}`).toEqual(expect.arrayContaining(['X-Request-Id', 'Access-Control-Allow-Origin']));
+      }
+      expect(Object.keys(operation.responses), where).toContain('500');
+      if (operation.security?.length === 0) continue;
+      expect(headerNames(operation.responses['401'] ?? {}), where).toEqual(expect.arrayContaining(['WWW-Authenticate', 'RateLimit-Policy']));
+      expect(headerNames(operation.responses['429'] ?? {}), where).toEqual(expect.arrayContaining(['Retry-After', 'RateLimit-Policy', 'RateLimit']));
+    }
+    expect(headerNames(doc.paths['/scenarios']?.post?.responses['201'] ?? {})).toEqual(expect.arrayContaining(['Location', 'ETag']));
+    expect(headerNames(doc.paths['/scenarios/{token}']?.get?.responses['200'] ?? {})).toContain('ETag');
+  });
+
+  it('lists the problem codes of every error response, each belonging to its status', () => {
+    for (const { method, path, operation } of operations) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (Number(status) < 400) continue;
+        const codes = response['x-problem-codes'] ?? [];
+        expect(codes.length, `${method} ${path} ${status}`).toBeGreaterThan(0);
+        for (const code of codes) expect(PROBLEM_STATUS[code as keyof typeof PROBLEM_STATUS], `${method} ${path} ${status} ${code}`).toBe(Number(status));
+        expect(Object.keys(response.content ?? {})).toEqual(['application/problem+json']);
+      }
+    }
+  });
+});
+
+describe('the checker every HTTP test runs', () => {
+  const json = (body: unknown, status: number, headers: Record<string, string> = {}) => ({
+    status,
+    headers: new Headers({ 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': 'r-1', 'Access-Control-Allow-Origin': '*', ...headers }),
+    text: JSON.stringify(body),
+  });
+  const problem = (status: number, code: string, headers: Record<string, string> = {}) => ({
+    ...json({ type: `tag:scenario-service,2026:problems/${code}`, title: 'T', status, detail: 'D', code, request_id: 'r-1' }, status, headers),
+    headers: new Headers({ 'Content-Type': 'application/problem+json', 'X-Request-Id': 'r-1', 'Access-Control-Allow-Origin': '*', ...headers }),
+  });
+  const policy = { 'RateLimit-Policy': '"per-key";q=600;w=60' };
+
+  it('accepts a reply the document describes', () => {
+    expect(() => checkAgainstDocument('GET', '/me', json({ name: 'A', email: 'a@example.com' }, 200, policy))).not.toThrow();
+    expect(() => checkAgainstDocument('GET', '/scenarios/123456789012345', problem(404, 'not_found', policy))).not.toThrow();
+    expect(() => checkAgainstDocument('PATCH', '/me', problem(405, 'method_not_allowed', { Allow: 'GET, HEAD' }))).not.toThrow();
+  });
+
+  it('refuses an undocumented status', () => {
+    expect(() => checkAgainstDocument('GET', '/me', problem(404, 'not_found', policy))).toThrow(ContractError);
+    expect(() => checkAgainstDocument('DELETE', '/scenarios/123456789012345', json({}, 204, policy))).toThrow(/status 204 is not documented/);
+  });
+
+  it('refuses a body that does not match, an extra field, a wrong content type', () => {
+    expect(() => checkAgainstDocument('GET', '/me', json({ name: 'A' }, 200, policy))).toThrow(/does not match/);
+    expect(() => checkAgainstDocument('GET', '/me', json({ name: 'A', email: 'a@example.com', id: 1 }, 200, policy))).toThrow(/does not match/);
+    expect(() => checkAgainstDocument('GET', '/me', { ...json({ name: 'A', email: 'a@example.com' }, 200, policy), headers: new Headers({ 'Content-Type': 'text/plain', 'X-Request-Id': 'r', 'Access-Control-Allow-Origin': '*', ...policy }) })).toThrow(/content type text\/plain/);
+  });
+
+  it('refuses a missing required header and a problem code the response does not list', () => {
+    expect(() => checkAgainstDocument('GET', '/me', json({ name: 'A', email: 'a@example.com' }, 200))).toThrow(/RateLimit-Policy is missing/);
+    expect(() => checkAgainstDocument('GET', '/scenarios/123456789012345', problem(404, 'forbidden', policy))).toThrow(/belongs to status 403/);
+    expect(() => checkAgainstDocument('POST', '/scenarios', problem(409, 'conflict', policy))).toThrow(/not documented/);
+  });
+
+  it('refuses a success for a request no operation takes', () => {
+    expect(() => checkAgainstDocument('GET', '/nope', json({}, 200))).toThrow(/must be refused/);
+    expect(() => checkAgainstDocument('GET', '/scenarios/save', json({}, 200))).toThrow(/must be refused/);
+  });
+});
+
+describe('rate-limit headers, as documented', () => {
+  const perKey = `"per-key";q=${env.RATE_LIMIT_PER_MINUTE};w=60`;
+
+  it('quotes the per-key policy on every reply to a valid key, errors included', async () => {
+    const { key } = await createAccountWithKey();
+    expect((await api(key).get('/me')).headers.get('RateLimit-Policy')).toBe(perKey);
+    expect((await api(key).get('/scenarios/123456789012345')).headers.get('RateLimit-Policy')).toBe(perKey);
+    expect((await api(key).post('/scenarios', { scenarioData: scenarioData({ year: 1 }) })).headers.get('RateLimit-Policy')).toBe(perKey);
+    const { key: readOnly } = await createAccountWithKey({ scope: 'read' });
+    const refused = await api(readOnly).post('/scenarios', { scenarioData: scenarioData() });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('RateLimit-Policy')).toBe(perKey);
+  });
+
+  it('quotes the failed-authentication policy on 401, and sends no remaining count outside 429', async () => {
+    const res = await api('scn_not-a-key', freshAddress()).get('/me');
+    expect(res.status).toBe(401);
+    expect(res.headers.get('RateLimit-Policy')).toBe('"failed-auth";q=60;w=60');
+    expect(res.headers.get('RateLimit')).toBeNull();
+    const ok = await admin().post('/admin/accounts', { name: 'Rate', email: `rate-${crypto.randomUUID()}@example.com` });
+    expect(ok.status).toBe(201);
+    expect(ok.headers.get('RateLimit-Policy')).toBeNull();
+  });
+});

@@ -1,0 +1,262 @@
+// Checks a reply against the OpenAPI document: the status must be documented for the operation
+// (method + path template, path parameters matched with their schemas, as the Worker routes), the
+// content type must be one it lists, the body must validate against its schema, and its required
+// headers must be present and valid. Replies to paths no operation takes (404, 405) must be
+// problem+json Problems. Used by send() in api.ts, so every HTTP test checks the contract.
+//
+// @cfworker/json-schema interprets schemas (no code generation), so it runs inside workerd. It is
+// test code only: the Worker itself validates with zod.
+import { Validator, type Schema } from '@cfworker/json-schema';
+import { openApiDocument } from '../../src/app.ts';
+import { PROBLEM_STATUS } from '../../src/http/problem.ts';
+
+type JsonObject = { [key: string]: unknown };
+
+interface Ref {
+  $ref: string;
+}
+
+interface HeaderObject {
+  required?: boolean;
+  schema?: Schema;
+}
+
+interface MediaTypeObject {
+  schema?: Schema;
+}
+
+interface ResponseObject {
+  'x-problem-codes'?: string[];
+  headers?: Record<string, HeaderObject | Ref>;
+  content?: Record<string, MediaTypeObject>;
+}
+
+interface ParameterObject {
+  name: string;
+  in: string;
+  schema?: Schema;
+}
+
+interface OperationObject {
+  operationId?: string;
+  parameters?: Record<string, ParameterObject | Ref>;
+  responses: Record<string, ResponseObject | Ref>;
+}
+
+interface Document {
+  paths: Record<string, Record<string, OperationObject>>;
+  components: JsonObject;
+}
+
+const BASE_URI = 'https://contract.test/openapi.json';
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
+/** Served by the app but not operations of the API: the document itself and its reference page. */
+const META = [/^\/openapi\.json$/, /^\/docs(\/.*)?$/];
+
+/**
+ * A copy the validator can index (it annotates what it indexes, and walks the whole document as
+ * if it were a schema): without examples, where an `id` would read as a schema id, and with
+ * parameter lists as objects keyed by position, since it does not descend into other arrays.
+ */
+function indexable(value: unknown, key = ''): unknown {
+  if (Array.isArray(value)) {
+    const items = value.map((item) => indexable(item));
+    return key === 'parameters' ? Object.fromEntries(items.map((item, i) => [String(i), item])) : items;
+  }
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => k !== 'example' && k !== 'examples')
+      .map(([k, v]) => [k, indexable(v, k)]),
+  );
+}
+const doc = indexable(openApiDocument()) as Document;
+
+export class ContractError extends Error {
+  override name = 'ContractError';
+}
+
+const escapePointer = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
+
+function isRef(value: unknown): value is Ref {
+  return typeof value === 'object' && value !== null && typeof (value as Ref).$ref === 'string';
+}
+
+/** Follows a local $ref (one level is all the document uses); returns the object and its pointer. */
+function resolve<T>(value: T | Ref, pointer: string): { value: T; pointer: string } {
+  if (!isRef(value)) return { value, pointer };
+  if (!value.$ref.startsWith('#/')) throw new ContractError(`Unsupported $ref ${value.$ref}`);
+  let target: unknown = doc;
+  for (const part of value.$ref.slice(2).split('/')) {
+    target = (target as JsonObject)[part.replaceAll('~1', '/').replaceAll('~0', '~')];
+  }
+  if (target === undefined) throw new ContractError(`Unresolved $ref ${value.$ref}`);
+  return { value: target as T, pointer: value.$ref.slice(1) };
+}
+
+const validators = new Map<string, Validator>();
+
+/** A validator of the schema at `pointer` in the document, with every $ref of the document resolvable. */
+function validatorAt(pointer: string): Validator {
+  let validator = validators.get(pointer);
+  if (!validator) {
+    validator = new Validator({ $ref: `${BASE_URI}#${pointer}` }, '2020-12', false);
+    validator.addSchema(doc as unknown as Schema, BASE_URI);
+    validators.set(pointer, validator);
+  }
+  return validator;
+}
+
+function validateAt(pointer: string, instance: unknown, what: string): void {
+  const result = validatorAt(pointer).validate(instance);
+  if (result.valid) return;
+  // The deepest errors say what is wrong; the outer ones only that a subschema failed.
+  const errors = result.errors
+    .filter((e) => !/subschema|does not match schema|Items did not match/.test(e.error))
+    .slice(0, 5)
+    .map((e) => `  ${e.instanceLocation}: ${e.error} (${e.keywordLocation})`);
+  throw new ContractError(`${what} does not match the OpenAPI document:\n${errors.join('\n') || result.errors[0]?.error}`);
+}
+
+interface Route {
+  method: string;
+  template: string;
+  segments: Array<{ literal: string } | { param: string; pointer: string }>;
+  operation: OperationObject;
+}
+
+const routes: Route[] = [];
+for (const [template, item] of Object.entries(doc.paths)) {
+  for (const method of METHODS) {
+    const operation = item[method];
+    if (!operation) continue;
+    const base = `/paths/${escapePointer(template)}/${method}`;
+    const params = new Map<string, string>();
+    for (const [i, p] of Object.entries(operation.parameters ?? {})) {
+      const { value, pointer } = resolve(p, `${base}/parameters/${i}`);
+      if (value.in === 'path') params.set(value.name, `${pointer}/schema`);
+    }
+    const segments = template
+      .split('/')
+      .filter(Boolean)
+      .map((segment) => {
+        const name = /^\{(.+)\}$/.exec(segment)?.[1];
+        if (name === undefined) return { literal: segment };
+        const pointer = params.get(name);
+        if (!pointer) throw new ContractError(`${method.toUpperCase()} ${template} does not declare its path parameter ${name}`);
+        return { param: name, pointer };
+      });
+    routes.push({ method: method.toUpperCase(), template, segments, operation });
+  }
+}
+
+function decode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** The documented operation a request reaches, as the Worker routes it (parameters by their schemas). */
+export function findOperation(method: string, pathname: string): Route | undefined {
+  const parts = pathname.split('/').filter(Boolean).map(decode);
+  return routes.find(
+    (route) =>
+      route.method === method &&
+      route.segments.length === parts.length &&
+      route.segments.every((segment, i) => {
+        const part = parts[i] ?? '';
+        return 'literal' in segment ? segment.literal === part : validatorAt(segment.pointer).validate(part).valid;
+      }),
+  );
+}
+
+/** All documented operations, as "METHOD /template". */
+export function documentedOperations(): string[] {
+  return routes.map((r) => `${r.method} ${r.template}`);
+}
+
+function headerValue(raw: string, schema: Schema | undefined): unknown {
+  return schema?.type === 'integer' && /^-?[0-9]+$/.test(raw) ? Number(raw) : raw;
+}
+
+/** A problem's status is the reply's, and its code one that status carries (and, when given, one of `codes`). */
+function checkProblem(body: unknown, status: number, codes: string[] | undefined, what: string): void {
+  const { status: bodyStatus, code } = body as { status: number; code: keyof typeof PROBLEM_STATUS };
+  if (bodyStatus !== status) throw new ContractError(`${what}: the problem says status ${bodyStatus}`);
+  if (PROBLEM_STATUS[code] !== status) throw new ContractError(`${what}: code ${code} belongs to status ${PROBLEM_STATUS[code]}`);
+  if (codes && !codes.includes(code)) throw new ContractError(`${what}: code ${code} is not documented here; documented: ${codes.join(', ')}`);
+}
+
+function parseBody(mediaType: string, text: string, what: string): unknown {
+  if (!/json$/.test(mediaType)) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ContractError(`${what}: the body is not JSON although the content type is ${mediaType}`);
+  }
+}
+
+export interface CheckedReply {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+/** Throws a ContractError when the reply to `method path` is not what the document describes. */
+export function checkAgainstDocument(method: string, path: string, reply: CheckedReply): void {
+  const verb = method.toUpperCase();
+  if (verb === 'OPTIONS') return; // CORS preflight: answered by the CORS middleware, not an operation
+  const pathname = new URL(path, 'http://x').pathname;
+  const what = `${verb} ${path} → ${reply.status}`;
+  const route = findOperation(verb === 'HEAD' ? 'GET' : verb, pathname);
+  const mediaType = (reply.headers.get('Content-Type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+
+  if (!route) {
+    if ((verb === 'GET' || verb === 'HEAD') && META.some((re) => re.test(pathname))) return;
+    // No operation takes it: the app's 404 and 405, or whatever refused it before routing (401, 413).
+    if (reply.status < 400) throw new ContractError(`${what}: no documented operation takes this request, so it must be refused`);
+    if (reply.status === 405 && !reply.headers.get('Allow')) throw new ContractError(`${what}: a 405 must name the allowed methods in Allow`);
+    if (!reply.headers.get('X-Request-Id')) throw new ContractError(`${what}: no X-Request-Id`);
+    if (verb === 'HEAD') return;
+    if (mediaType !== 'application/problem+json') throw new ContractError(`${what}: expected application/problem+json, got ${mediaType || 'no content type'}`);
+    const problem = parseBody(mediaType, reply.text, what);
+    validateAt('/components/schemas/Problem', problem, what);
+    checkProblem(problem, reply.status, undefined, what);
+    return;
+  }
+
+  const label = `${what} (${route.operation.operationId ?? `${route.method} ${route.template}`})`;
+  const base = `/paths/${escapePointer(route.template)}/${route.method.toLowerCase()}/responses`;
+  const status = String(reply.status);
+  const key = [status, `${status[0]}XX`, 'default'].find((k) => route.operation.responses[k] !== undefined);
+  if (key === undefined) {
+    throw new ContractError(`${label}: status ${status} is not documented; documented: ${Object.keys(route.operation.responses).join(', ')}`);
+  }
+  const { value: response, pointer } = resolve(route.operation.responses[key] as ResponseObject | Ref, `${base}/${escapePointer(key)}`);
+
+  for (const [name, entry] of Object.entries(response.headers ?? {})) {
+    const { value: header, pointer: headerPointer } = resolve(entry, `${pointer}/headers/${escapePointer(name)}`);
+    const raw = reply.headers.get(name);
+    if (raw === null) {
+      if (header.required) throw new ContractError(`${label}: the required header ${name} is missing`);
+      continue;
+    }
+    if (header.schema) validateAt(`${headerPointer}/schema`, headerValue(raw, header.schema), `${label}, header ${name}: ${raw}`);
+  }
+
+  if (verb === 'HEAD') return;
+  if (!response.content) {
+    if (reply.text !== '') throw new ContractError(`${label}: the document describes no body, but one was sent`);
+    return;
+  }
+  const media = response.content[mediaType];
+  if (!media) {
+    throw new ContractError(`${label}: content type ${mediaType || '(none)'} is not documented; documented: ${Object.keys(response.content).join(', ')}`);
+  }
+  if (!media.schema) return;
+  const body = parseBody(mediaType, reply.text, label);
+  validateAt(`${pointer}/content/${escapePointer(mediaType)}/schema`, body, `${label}, body`);
+  if (mediaType === 'application/problem+json') checkProblem(body, reply.status, response['x-problem-codes'], label);
+}
