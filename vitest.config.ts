@@ -25,6 +25,8 @@ export default defineConfig(async () => {
     test: {
       include: ['test/**/*.test.ts'],
       setupFiles: ['./test/setup/apply-migrations.ts'],
+      // The Worker's access log (one JSON line per request) would bury the test report.
+      onConsoleLog: (log: string) => !log.includes('"msg":"request"'),
     },
   };
 });

@@ -2,6 +2,7 @@
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { AppEnv } from '../env.ts';
+import { log } from './log.ts';
 import { ApiError, problemResponse } from './problem.ts';
 import { routeMiss } from './routing.ts';
 
@@ -28,14 +29,5 @@ export const handleNotFound: NotFoundHandler<AppEnv> = (c) => problemResponse(c,
  * errors can carry SQL and bound values (key hashes, scenario data), which must never be logged.
  */
 function logUnexpected(c: Context<AppEnv>, error: Error): void {
-  console.error(
-    JSON.stringify({
-      level: 'error',
-      msg: 'unhandled error',
-      request_id: c.get('requestId'),
-      method: c.req.method,
-      route: c.req.routePath,
-      error: error.name,
-    }),
-  );
+  log('error', 'unhandled error', { request_id: c.get('requestId'), method: c.req.method, path: c.req.path, error: error.name });
 }

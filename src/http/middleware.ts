@@ -1,8 +1,10 @@
 // Middleware every request passes: request id, response headers, body size limit, the database.
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { secureHeaders } from 'hono/secure-headers';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
+import { log } from './log.ts';
 import { ApiError } from './problem.ts';
 
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -19,11 +21,28 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
   const headers = c.res.headers;
   headers.set('X-Request-Id', requestId);
-  headers.set('X-Content-Type-Options', 'nosniff');
   if (headers.get('Content-Type') === 'application/json') headers.set('Content-Type', 'application/json; charset=utf-8');
   // Responses hold account data unless a route says otherwise (the chart, the public document).
   if (!headers.has('Cache-Control')) headers.set('Cache-Control', 'no-store');
+  // The access log: the path may hold a scenario token (an identifier, not a credential); no
+  // header, query string or body is logged, so keys and the admin token never are.
+  log('info', 'request', {
+    request_id: requestId,
+    method: c.req.method,
+    path: c.req.path,
+    status: c.res.status,
+    account_id: c.get('caller')?.accountId,
+  });
 };
+
+/**
+ * Browser-facing hardening headers (nosniff, no framing, no referrer, HSTS, ...). Resources stay
+ * loadable cross-origin: chart_img is meant for <img> tags on other sites.
+ */
+export const securityHeaders: MiddlewareHandler<AppEnv> = secureHeaders({
+  crossOriginResourcePolicy: 'cross-origin',
+  xFrameOptions: 'DENY',
+});
 
 /** 413 for bodies over 256 KiB, whether announced by Content-Length or streamed in chunks. */
 export const limitBodySize: MiddlewareHandler<AppEnv> = bodyLimit({
