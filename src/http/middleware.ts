@@ -5,6 +5,7 @@ import { secureHeaders } from 'hono/secure-headers';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { log } from './log.ts';
+import { BOOKMARK_PATTERN } from './openapi.ts';
 import { ApiError } from './problem.ts';
 
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -17,10 +18,16 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const ray = c.req.header('cf-ray');
   const requestId = ray !== undefined && RAY_ID.test(ray) ? ray : crypto.randomUUID();
   c.set('requestId', requestId);
-  c.set('db', createDb(c.env.DB));
+  // D1 Sessions: reads may come from the nearest replica, never older than the client's bookmark
+  // (its last reply's X-D1-Bookmark); without one, any replica will do until this request writes.
+  const bookmark = c.req.header('X-D1-Bookmark');
+  const session = c.env.DB.withSession(bookmark !== undefined && BOOKMARK_PATTERN.test(bookmark) ? bookmark : 'first-unconstrained');
+  c.set('db', createDb(session));
   await next();
   const headers = c.res.headers;
   headers.set('X-Request-Id', requestId);
+  const reached = session.getBookmark();
+  if (reached) headers.set('X-D1-Bookmark', reached);
   if (headers.get('Content-Type') === 'application/json') headers.set('Content-Type', 'application/json; charset=utf-8');
   // Responses hold account data unless a route says otherwise (the chart, the public document).
   if (!headers.has('Cache-Control')) headers.set('Cache-Control', 'no-store');

@@ -27,6 +27,7 @@ export const TimestampSchema = z
 
 /** Request ids: Cloudflare's ray id (or a UUID); see requestContext. */
 export const REQUEST_ID_PATTERN = /^[0-9A-Za-z-]{1,64}$/;
+export const BOOKMARK_PATTERN = /^[0-9A-Za-z-]{1,256}$/;
 const EXAMPLE_REQUEST_ID = '8f1e2d3c4b5a6978-AMS';
 
 export const ProblemSchema = z
@@ -66,7 +67,8 @@ export type HeaderName =
   | 'ETag'
   | 'Location'
   | 'Idempotent-Replayed'
-  | 'WWW-Authenticate';
+  | 'WWW-Authenticate'
+  | 'X-D1-Bookmark';
 
 // A type alias, not an interface: HeaderObject's `x-` index signature accepts only the former.
 type HeaderDefinition = {
@@ -127,6 +129,14 @@ const HEADERS: Record<HeaderName, HeaderDefinition> = {
     required: false,
     schema: { type: 'string', enum: ['true'] },
   },
+  'X-D1-Bookmark': {
+    description:
+      'D1 session bookmark (read replication): the database state this reply reflects. Send it back as the X-D1-Bookmark ' +
+      'request header and the next request reads data at least that new, from whichever replica serves it (read-your-writes). ' +
+      'Absent when the request did not touch the database; a malformed bookmark sent is ignored.',
+    required: false,
+    schema: { type: 'string', maxLength: 256, pattern: BOOKMARK_PATTERN.source },
+  },
   'WWW-Authenticate': {
     description: 'The Bearer challenge (RFC 6750)',
     required: true,
@@ -145,7 +155,7 @@ export function registerSharedComponents(registry: OpenAPIHono<AppEnv>['openAPIR
 
 /** Response headers by reference: X-Request-Id and CORS on every response, plus the ones named. */
 export function headers(...names: HeaderName[]): Record<string, { $ref: string }> {
-  const all: HeaderName[] = ['X-Request-Id', 'Access-Control-Allow-Origin', ...names];
+  const all: HeaderName[] = ['X-Request-Id', 'Access-Control-Allow-Origin', 'X-D1-Bookmark', ...names];
   return Object.fromEntries(all.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 }
 
