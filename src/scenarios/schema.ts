@@ -48,12 +48,29 @@ const money = () => amount();
 const hours = () => amount(MAX_HOURS_PER_WEEK);
 // zod-to-openapi renders a literal of several values as its first value only; state it in full.
 const flag = () => z.literal([0, 1], { error: 'must be 0 or 1' }).openapi({ type: 'integer', format: 'int32', minimum: 0, maximum: 1, enum: [0, 1] });
-const code = () => z.int().min(0).max(MAX_INT32).openapi({ format: 'int32' });
-const age = () => z.int().min(0).max(130).openapi({ format: 'int32' });
+/**
+ * An integer field of a request body. zod's own int check marks a non-integer as a hard stop,
+ * which also skips the cross-field checks of every enclosing object (a missing state_id would go
+ * unreported next to `age: 1.5`); this one reports the same problem but lets the rest be checked,
+ * so every problem is listed at once.
+ */
+function integer(min: number, max: number) {
+  return z
+    .number()
+    .superRefine((n, ctx) => {
+      // One message per bad value: not an integer, or else out of range.
+      if (!Number.isInteger(n)) ctx.addIssue({ code: 'custom', message: 'Invalid input: expected an integer' });
+      else if (n < min) ctx.addIssue({ code: 'custom', message: `Too small: expected number to be >=${min}` });
+      else if (n > max) ctx.addIssue({ code: 'custom', message: `Too big: expected number to be <=${max}` });
+    })
+    .openapi({ type: 'integer', format: 'int32', minimum: min, maximum: max });
+}
+const code = () => integer(0, MAX_INT32);
+const age = () => integer(0, 130);
 /** At most 20 adults or children, so a position is at most 20. */
 export const MAX_MEMBERS = 20;
 const positionId = () =>
-  z.int().min(1).optional().openapi({ format: 'int32', maximum: MAX_MEMBERS, description: '1-based position in the array; filled in when missing' });
+  integer(1, MAX_INT32).optional().openapi({ maximum: MAX_MEMBERS, description: '1-based position in the array; filled in when missing' });
 
 /** The fields of an adult; the stored form (forms.ts) reuses them with amounts as strings. */
 export const ADULT_FIELDS = {
@@ -106,7 +123,7 @@ export const ChildSchema = z.strictObject(CHILD_FIELDS).openapi('Child');
  */
 const whenObject = { when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value) };
 
-const stateId = () => z.int().min(1).max(MAX_INT32).openapi({ format: 'int32' });
+const stateId = () => integer(1, MAX_INT32);
 
 /** Ids must be 1-based positions; checked on the array so the position is known. */
 function checkPositions(items: unknown, ctx: z.RefinementCtx) {
@@ -123,7 +140,7 @@ function checkPositions(items: unknown, ctx: z.RefinementCtx) {
 
 export const ScenarioDataInputSchema = z
   .strictObject({
-    year: z.int().min(1990).max(2100).openapi({ format: 'int32' }),
+    year: integer(1990, 2100),
     state_id: stateId().optional().openapi({ description: 'FIPS code of the state (required, or give `state`)', example: 36 }),
     state: stateId().optional().openapi({ description: 'Synonym of state_id; when both are given they must agree' }),
     token: z
@@ -143,7 +160,7 @@ export const ScenarioDataInputSchema = z
       }),
     adult: z.array(AdultSchema).min(1).max(MAX_MEMBERS).superRefine(checkPositions, { when: () => true }),
     child: z.array(ChildSchema).max(MAX_MEMBERS).superRefine(checkPositions, { when: () => true }).optional(),
-    sub_division: z.int().min(1).max(MAX_INT32).optional().openapi({ format: 'int32' }),
+    sub_division: integer(1, MAX_INT32).optional(),
   })
   .superRefine(
     (data, ctx) => {
