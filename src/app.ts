@@ -6,7 +6,7 @@ import { chartRoutes } from './chart/routes.ts';
 import { docsRoutes } from './docs/routes.ts';
 import type { AppEnv } from './env.ts';
 import { handleError, handleNotFound } from './http/errors.ts';
-import { limitBodySize, requestContext, securityHeaders } from './http/middleware.ts';
+import { limitBodySize, requestContext } from './http/middleware.ts';
 import { registerSharedComponents } from './http/openapi.ts';
 import { registerRoutes } from './http/routing.ts';
 import { validationHook } from './http/validation.ts';
@@ -16,7 +16,6 @@ import { scenarioRoutes } from './scenarios/routes.ts';
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
 app.use('*', requestContext);
-app.use('*', securityHeaders);
 app.use(
   '*',
   cors({

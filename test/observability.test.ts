@@ -15,12 +15,19 @@ beforeEach(() => {
 afterEach(() => vi.restoreAllMocks());
 
 describe('logs', () => {
-  it('writes one JSON line per request with its request id, method, path and status', async () => {
+  it('writes one JSON line per failed request with its request id, method, path, status and account', async () => {
     const { key } = await createAccountWithKey();
-    const res = await api(key).get('/me');
+    const res = await api(key).get('/scenarios/123456789012345');
+    expect(res.status).toBe(404);
     const entry = lines.map((l) => JSON.parse(l)).find((e) => e.request_id === res.headers.get('X-Request-Id'));
-    expect(entry).toMatchObject({ level: 'info', msg: 'request', method: 'GET', path: '/me', status: 200 });
+    expect(entry).toMatchObject({ level: 'info', msg: 'request failed', method: 'GET', path: '/scenarios/123456789012345', status: 404 });
     expect(typeof entry.account_id).toBe('number');
+  });
+
+  it('does not log successful requests (Workers Logs records every invocation under its ray id)', async () => {
+    const { key } = await createAccountWithKey();
+    await api(key).get('/me');
+    expect(lines).toEqual([]);
   });
 
   it('never logs an API key or the admin token, whatever the request', async () => {
@@ -32,7 +39,7 @@ describe('logs', () => {
     await api(ADMIN_TOKEN).get('/scenarios');
     await admin().get('/admin/accounts/1/keys');
     await api(key).get(`/nope?key=${encodeURIComponent('x')}`);
-    expect(lines.length).toBeGreaterThanOrEqual(7);
+    expect(lines.length).toBeGreaterThanOrEqual(4);
     for (const line of lines) {
       expect(() => JSON.parse(line)).not.toThrow();
       expect(line).not.toContain(key);

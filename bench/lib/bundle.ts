@@ -1,0 +1,57 @@
+// The two bundles: the service as `wrangler deploy --dry-run --minify` outputs it (exactly what
+// would be uploaded), and the raw baseline bundled and minified by the esbuild wrangler ships.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+
+export interface Bundle {
+  /** The entry module to load into Miniflare. */
+  scriptPath: string;
+  /** Minified bytes of every JavaScript module in the output (not the source map). */
+  minifiedBytes: number;
+  /** The same, gzipped (level 9), as Cloudflare's size limits count it. */
+  gzipBytes: number;
+  modules: string[];
+}
+
+function measure(dir: string, entry: string): Bundle {
+  const modules = readdirSync(dir).filter((f) => /\.(m?js|cjs|wasm)$/.test(f));
+  let minifiedBytes = 0;
+  let gzipBytes = 0;
+  for (const file of modules) {
+    const bytes = readFileSync(join(dir, file));
+    minifiedBytes += bytes.byteLength;
+    gzipBytes += gzipSync(bytes, { level: 9 }).byteLength;
+  }
+  return { scriptPath: join(dir, entry), minifiedBytes, gzipBytes, modules };
+}
+
+export function bundleOurs(outdir: string): Bundle {
+  rmSync(outdir, { recursive: true, force: true });
+  const result = spawnSync(
+    process.execPath,
+    ['node_modules/wrangler/bin/wrangler.js', 'deploy', '--dry-run', '--outdir', outdir, '--minify'],
+    { encoding: 'utf8', env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_LOG: 'warn' } },
+  );
+  if (result.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${result.stdout}\n${result.stderr}`);
+  return measure(outdir, 'index.js');
+}
+
+/** A plain Worker of bench/baseline/ (the raw baseline, the simulator floor). */
+export async function bundlePlain(entry: string, outdir: string): Promise<Bundle> {
+  rmSync(outdir, { recursive: true, force: true });
+  await build({
+    entryPoints: [entry],
+    outfile: join(outdir, 'index.js'),
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    target: 'es2024',
+    platform: 'neutral',
+    conditions: ['workerd', 'worker', 'browser'],
+    logLevel: 'warning',
+  });
+  return measure(outdir, 'index.js');
+}

@@ -1,0 +1,129 @@
+// Serving a bundled Worker under Miniflare's API with a direct socket to the Worker (no entry
+// worker, no `wrangler dev` proxy), and reading the CPU time of the workerd process.
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname } from 'node:path';
+import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from 'miniflare';
+
+export const BINDINGS = {
+  ADMIN_TOKEN: 'bench-admin-token-not-a-secret-0123456789',
+  CHART_SIGNING_KEY: 'bench-chart-signing-key-not-a-secret-0123456789',
+  SCENARIO_RETENTION_DAYS: '',
+  CHART_URL_TTL_SECONDS: '3600',
+  RATE_LIMIT_PER_MINUTE: '600',
+};
+
+/** The compatibility date of wrangler.toml, so both Workers run under the service's runtime flags. */
+export function compatibilityDate(): string {
+  const toml = readFileSync('wrangler.toml', 'utf8');
+  const match = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(toml);
+  if (!match?.[1]) throw new Error('no compatibility_date in wrangler.toml');
+  return match[1];
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export interface Server {
+  mf: Miniflare;
+  /** The workerd process serving the Worker. */
+  pid: number;
+  /** Base URL of the Worker's direct socket. */
+  url: string;
+  dispose: () => Promise<void>;
+}
+
+/** Children of this process whose command is workerd. */
+function workerdChildren(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const comm = stat.slice(stat.indexOf('(') + 1, close);
+      const ppid = Number(stat.slice(close + 2).split(' ')[1]);
+      if (ppid === process.pid && comm.startsWith('workerd')) pids.push(Number(entry));
+    } catch {
+      // the process went away while we looked
+    }
+  }
+  return pids;
+}
+
+/** utime + stime of a process (all its threads), in clock ticks. */
+export function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // After the command: state(3) ppid(4) ... utime(14) stime(15) → indexes 11 and 12 here.
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+export async function startServer(options: {
+  scriptPath: string;
+  /** Miniflare's resource persistence root (D1 lives under it). */
+  stateDir?: string;
+  /** Worker source given inline instead of scriptPath (the seeding helper). */
+  script?: string;
+  port?: number;
+  withRateLimits?: boolean;
+  /** Serve the V8 inspector (through Miniflare's proxy) on this port, for CPU profiles. */
+  inspectorPort?: number;
+}): Promise<Server> {
+  const before = new Set(workerdChildren());
+  const port = options.port ?? (await freePort());
+  const source =
+    options.script === undefined
+      ? { modules: true as const, scriptPath: options.scriptPath, modulesRoot: dirname(options.scriptPath) }
+      : { modules: true as const, script: options.script, scriptPath: options.scriptPath, modulesRoot: dirname(options.scriptPath) };
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      ...source,
+      name: 'bench',
+      ...(options.inspectorPort === undefined ? {} : { inspectorPort: options.inspectorPort, unsafeInspectorProxy: true }),
+      compatibilityDate: compatibilityDate(),
+      d1Databases: { DB: 'bench-scenario-service' },
+      ...(options.stateDir === undefined ? {} : { resourcePersistencePath: options.stateDir }),
+      ...(options.withRateLimits === false
+        ? {}
+        : {
+            // The service needs both bindings; limits so high the benchmark is never throttled.
+            ratelimits: {
+              KEY_RATE_LIMITER: { namespace_id: '1001', simple: { limit: 1_000_000_000, period: 60 } },
+              AUTH_FAILURE_LIMITER: { namespace_id: '1002', simple: { limit: 1_000_000_000, period: 60 } },
+            },
+          }),
+      bindings: BINDINGS,
+      unsafeDirectSockets: [{ host: '127.0.0.1', port }],
+      cf: false,
+      port: 0,
+      host: '127.0.0.1',
+      logRequests: false,
+      unsafeObservability: false,
+      unsafeLocalExplorer: false,
+      unsafeTriggerHandlers: false,
+      telemetry: { enabled: false },
+      log: new Log(LogLevel.WARN),
+      // workerd's stdout/stderr arrive here as structured lines: drop the Workers' access logs
+      // (both write one per request, which workerd still pays for), keep warnings and errors.
+      handleStructuredLogs: (entry) => {
+        if (entry.level === 'error' || entry.level === 'warn') process.stderr.write(`[workerd ${entry.level}] ${entry.message}\n`);
+      },
+    }),
+  );
+  await mf.ready;
+  const fresh = workerdChildren().filter((pid) => !before.has(pid));
+  if (fresh.length !== 1) {
+    await mf.dispose();
+    throw new Error(`expected one new workerd child process, found ${fresh.length}`);
+  }
+  return { mf, pid: fresh[0] as number, url: `http://127.0.0.1:${port}`, dispose: () => mf.dispose() };
+}

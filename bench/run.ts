@@ -1,0 +1,388 @@
+// npm run bench: the service against a raw baseline Worker, under the same runtime (workerd via
+// Miniflare's API, a direct socket to the Worker, no wrangler dev proxy), at N seeded scenarios.
+// For each endpoint and concurrency it prints requests/s (wrk, fixed duration), p50/p99 (hey,
+// closed loop) and CPU ms per request of the workerd process (utime+stime from /proc), the
+// medians of BENCH_REPS runs alternating ours and the baseline, each on a fresh server and a
+// fresh copy of the seeded database. See bench/README.md.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { bundleOurs, bundlePlain, type Bundle } from './lib/bundle.ts';
+import { household, prng } from './lib/data.ts';
+import { runHey, runWrk, writeWrkScript, type HeyResult, type Target, type WrkResult } from './lib/load.ts';
+import { formatReport, type CellSummary, type Report } from './lib/report.ts';
+import { ensureSeed, type SeedInfo } from './lib/seed.ts';
+import { backgroundCores, openWindow, waitForQuiet } from './lib/contention.ts';
+import { cpuTicks, startServer } from './lib/server.ts';
+
+const OUT = 'bench/.out';
+const env = process.env;
+const quick = env.BENCH_QUICK === '1';
+const numberList = (text: string) => text.split(',').map((s) => Number(s.trim())).filter((n) => Number.isFinite(n) && n > 0);
+
+export const ENDPOINTS = ['view', 'list', 'list_deep', 'save', 'create', 'me'] as const;
+export type Endpoint = (typeof ENDPOINTS)[number];
+export type WorkerName = 'ours' | 'base' | 'floor';
+
+const config = {
+  sizes: numberList(env.BENCH_SIZES ?? (quick ? '1000' : '1000,100000')),
+  concurrency: numberList(env.BENCH_CONCURRENCY ?? '1,8'),
+  endpoints: (env.BENCH_ENDPOINTS ? env.BENCH_ENDPOINTS.split(',').map((s) => s.trim()) : [...ENDPOINTS]) as Endpoint[],
+  reps: Number(env.BENCH_REPS ?? (quick ? 1 : 3)),
+  /** wrk seconds per run: the throughput and CPU window. */
+  duration: Number(env.BENCH_DURATION ?? (quick ? 2 : 3)),
+  /** hey seconds per run: the latency window. */
+  heyDuration: Number(env.BENCH_HEY_DURATION ?? (quick ? 1 : 3)),
+  /** wrk seconds before measuring, on each fresh server (JIT, SQLite page cache). */
+  warmup: Number(env.BENCH_WARMUP ?? 1),
+  /** Also measure the simulator floor (bench/baseline/floor.ts; wrk only). */
+  floor: env.BENCH_FLOOR !== '0',
+  /** Background load (CPUs' worth, besides workerd and our tree) over which a run is repeated. */
+  maxBackground: Number(env.BENCH_MAX_BACKGROUND ?? 0.15),
+  /** How many times a contended run is repeated (after waiting for the machine to calm down). */
+  retries: Number(env.BENCH_RETRIES ?? 2),
+  /** Longest wait (s) for the machine to calm down before repeating a contended run. */
+  quietWait: Number(env.BENCH_QUIET_WAIT ?? 45),
+};
+// wrk and hey take whole seconds.
+for (const k of ['duration', 'heyDuration', 'warmup'] as const) {
+  if (!Number.isInteger(config[k]) || config[k] < 0) throw new Error(`BENCH_${k} must be a whole number of seconds`);
+}
+for (const e of config.endpoints) if (!ENDPOINTS.includes(e)) throw new Error(`unknown endpoint ${e} (one of ${ENDPOINTS.join(', ')})`);
+
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+export interface RunResult {
+  worker: WorkerName;
+  rep: number;
+  wrk: WrkResult;
+  cpuMsPerRequest: number;
+  cpuTicks: number;
+  /** CPUs' worth of other load on the machine during the wrk and hey windows. */
+  background: number;
+  /** Attempts this run took (more than 1 when earlier ones were contended). */
+  attempts: number;
+  /** Not measured for the floor. */
+  hey?: HeyResult;
+  heyCpuMsPerRequest?: number;
+}
+
+function targetFor(endpoint: Endpoint, base: string, seed: SeedInfo, bodies: { save: string; create: string }): Target {
+  const auth = { Authorization: `Bearer ${seed.key}` };
+  const json = { ...auth, 'Content-Type': 'application/json' };
+  switch (endpoint) {
+    case 'view':
+      return { method: 'GET', url: `${base}/scenarios/${seed.viewToken}`, headers: auth };
+    case 'list':
+      return { method: 'GET', url: `${base}/scenarios`, headers: auth };
+    case 'list_deep':
+      return { method: 'GET', url: `${base}/scenarios?starting_after=${seed.deepCursor}`, headers: auth };
+    case 'save':
+      return { method: 'POST', url: `${base}/scenarios/save`, headers: json, bodyFile: bodies.save };
+    case 'create':
+      return { method: 'POST', url: `${base}/scenarios`, headers: json, bodyFile: bodies.create };
+    case 'me':
+      return { method: 'GET', url: `${base}/me`, headers: auth };
+  }
+}
+
+const EXPECTED_STATUS: Record<Endpoint, number> = { view: 200, list: 200, list_deep: 200, save: 200, create: 201, me: 200 };
+
+async function request(target: Target): Promise<Response> {
+  return fetch(target.url, {
+    method: target.method,
+    headers: target.headers,
+    ...(target.bodyFile ? { body: readFileSync(target.bodyFile) } : {}),
+  });
+}
+
+/** A fresh copy of the seeded database for one server. */
+function freshState(seedDir: string): string {
+  const dir = join(OUT, 'run-state');
+  rmSync(dir, { recursive: true, force: true });
+  cpSync(seedDir, dir, { recursive: true });
+  return dir;
+}
+
+async function measure(
+  worker: WorkerName,
+  bundle: Bundle,
+  seedDir: string,
+  seed: SeedInfo,
+  bodies: { save: string; create: string },
+  endpoint: Endpoint,
+  connections: number,
+  rep: number,
+): Promise<RunResult> {
+  const server = await startServer({ scriptPath: bundle.scriptPath, stateDir: freshState(seedDir) });
+  try {
+    const target = targetFor(endpoint, server.url, seed, bodies);
+    const first = await request(target);
+    const text = await first.text();
+    if (first.status !== EXPECTED_STATUS[endpoint]) throw new Error(`${worker} ${endpoint}: status ${first.status}: ${text.slice(0, 500)}`);
+    const script = writeWrkScript(OUT, `${endpoint}-${seed.n}`, target);
+    if (config.warmup > 0) await runWrk(script, target.url, connections, config.warmup);
+    const window = openWindow();
+    const before = cpuTicks(server.pid);
+    const wrk = await runWrk(script, target.url, connections, config.duration);
+    const after = cpuTicks(server.pid);
+    const ticks = after - before;
+    const result: RunResult = {
+      worker,
+      rep,
+      wrk,
+      cpuTicks: ticks,
+      cpuMsPerRequest: (ticks * 1000) / CLK_TCK / Math.max(1, wrk.requests),
+      background: backgroundCores(window, ticks, CLK_TCK),
+      attempts: 1,
+    };
+    let bad = wrk.errorsStatus + wrk.errorsSocket;
+    if (worker !== 'floor') {
+      const heyWindow = openWindow();
+      const hey = await runHey(target, connections, config.heyDuration);
+      const afterHey = cpuTicks(server.pid);
+      result.background = Math.max(result.background, backgroundCores(heyWindow, afterHey - after, CLK_TCK));
+      result.hey = hey;
+      result.heyCpuMsPerRequest = ((afterHey - after) * 1000) / CLK_TCK / Math.max(1, hey.requests);
+      bad += hey.errors + hey.requests - (hey.statuses[String(EXPECTED_STATUS[endpoint])] ?? 0);
+    }
+    if (bad > 0) log(`WARNING ${worker} ${endpoint} c=${connections}: ${bad} failed requests (wrk status ${wrk.errorsStatus}, socket ${wrk.errorsSocket}; hey ${JSON.stringify(result.hey?.statuses ?? {})}, errors ${result.hey?.errors ?? 0})`);
+    return result;
+  } finally {
+    await server.dispose();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parity: the two Workers must give the same answers (bodies and headers), or the comparison
+// means nothing. Each side runs every endpoint once on its own fresh copy of the database.
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+function normalise(value: Json, tokens: Set<string>): Json {
+  if (Array.isArray(value)) return value.map((v) => normalise(v, tokens));
+  if (value !== null && typeof value === 'object') {
+    const out: { [k: string]: Json } = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (k === 'chart_img' && typeof v === 'string') {
+        out[k] = v.replace(/\?.*$/, '?<signed>').replace(/\/scenarios\/\d{15}\//, '/scenarios/<token>/').replace(/^http:\/\/127\.0\.0\.1:\d+/, '<origin>');
+      }
+      else if (k === 'request_id') out[k] = '<request id>';
+      else out[k] = normalise(v, tokens);
+    }
+    return out;
+  }
+  if (typeof value === 'string' && tokens.has(value)) return '<new token>';
+  if (typeof value === 'string') return value.replace(/^http:\/\/127\.0\.0\.1:\d+/, '<origin>');
+  if (typeof value === 'number' && tokens.has(String(value))) return '<new token>';
+  return value;
+}
+
+async function snapshot(bundle: Bundle, seedDir: string, seed: SeedInfo, bodies: { save: string; create: string }) {
+  const server = await startServer({ scriptPath: bundle.scriptPath, stateDir: freshState(seedDir) });
+  try {
+    const out: Record<string, { status: number; headers: Record<string, string>; body: Json }> = {};
+    for (const endpoint of ENDPOINTS) {
+      const res = await request(targetFor(endpoint, server.url, seed, bodies));
+      const body = (await res.json()) as Json;
+      const headers: Record<string, string> = {};
+      res.headers.forEach((v, k) => (headers[k] = v));
+      const tokens = new Set<string>();
+      if (endpoint === 'create' && body && typeof body === 'object' && !Array.isArray(body)) {
+        const token = /\/scenarios\/(\d{15})$/.exec(headers.location ?? '')?.[1];
+        if (token) tokens.add(token);
+      }
+      for (const k of ['x-request-id', 'content-length']) delete headers[k];
+      if (headers.location) headers.location = headers.location.replace(/\d{15}$/, '<new token>').replace(/^http:\/\/127\.0\.0\.1:\d+/, '<origin>');
+      const normalised = normalise(body, tokens);
+      if (endpoint === 'create') {
+        // created_at is the time of the request.
+        const s = (normalised as { data?: { scenario?: { created_at?: Json } } }).data?.scenario;
+        if (s) s.created_at = '<now>';
+      }
+      out[endpoint] = { status: res.status, headers, body: normalised };
+    }
+    return out;
+  } finally {
+    await server.dispose();
+  }
+}
+
+function diff(a: Json, b: Json, path: string, out: string[]): void {
+  if (out.length > 20) return;
+  if (JSON.stringify(a) === JSON.stringify(b)) {
+    // Same content; also the same key order (JSON.stringify compares it).
+    return;
+  }
+  if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    let found = false;
+    for (const k of keys) {
+      if (JSON.stringify(a[k]) !== JSON.stringify(b[k])) {
+        found = true;
+        diff(a[k] ?? null, b[k] ?? null, `${path}.${k}`, out);
+      }
+    }
+    if (!found) out.push(`${path}: same members, different key order`);
+    return;
+  }
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
+    a.forEach((v, i) => diff(v, b[i] ?? null, `${path}[${i}]`, out));
+    return;
+  }
+  out.push(`${path}: ours ${JSON.stringify(a)?.slice(0, 120)} vs base ${JSON.stringify(b)?.slice(0, 120)}`);
+}
+
+async function parity(bundles: Record<'ours' | 'base', Bundle>, seedDir: string, seed: SeedInfo, bodies: { save: string; create: string }) {
+  const ours = await snapshot(bundles.ours, seedDir, seed, bodies);
+  const base = await snapshot(bundles.base, seedDir, seed, bodies);
+  const problems: string[] = [];
+  for (const endpoint of ENDPOINTS) {
+    const o = ours[endpoint];
+    const b = base[endpoint];
+    if (!o || !b) continue;
+    if (o.status !== EXPECTED_STATUS[endpoint]) problems.push(`${endpoint}: ours answered ${o.status}`);
+    if (o.status !== b.status) problems.push(`${endpoint}: status ours ${o.status} vs base ${b.status}`);
+    const d: string[] = [];
+    diff(o.body, b.body, 'body', d);
+    diff(o.headers as Json, b.headers as Json, 'headers', d);
+    problems.push(...d.map((line) => `${endpoint}: ${line}`));
+  }
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const median = (values: number[]) => {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+};
+
+const spread = (xs: number[]) => (xs.length > 1 ? (Math.max(...xs) - Math.min(...xs)) / median(xs) : 0);
+
+function summarise(runs: RunResult[]): CellSummary['ours'] {
+  return {
+    rps: median(runs.map((r) => r.wrk.rps)),
+    rpsSpread: spread(runs.map((r) => r.wrk.rps)),
+    cpuMsPerRequest: median(runs.map((r) => r.cpuMsPerRequest)),
+    cpuSpread: spread(runs.map((r) => r.cpuMsPerRequest)),
+    p50Ms: median(runs.map((r) => r.hey?.p50Ms ?? NaN)),
+    p99Ms: median(runs.map((r) => r.hey?.p99Ms ?? NaN)),
+    heyRps: median(runs.map((r) => r.hey?.rps ?? NaN)),
+    heyCpuMsPerRequest: median(runs.map((r) => r.heyCpuMsPerRequest ?? NaN)),
+    wrkP50Ms: median(runs.map((r) => r.wrk.p50Ms)),
+    requests: runs.reduce((sum, r) => sum + r.wrk.requests, 0),
+    runs,
+  };
+}
+
+function machine() {
+  const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
+  const model = /^model name\s*:\s*(.*)$/m.exec(cpuinfo)?.[1] ?? cpus()[0]?.model ?? 'unknown';
+  const workerd = spawnSync('node_modules/.bin/workerd', ['--version'], { encoding: 'utf8' }).stdout.trim();
+  const wrk = spawnSync('wrk', ['-v'], { encoding: 'utf8' });
+  return {
+    nproc: Number(spawnSync('nproc', [], { encoding: 'utf8' }).stdout.trim()),
+    cpuModel: model,
+    clkTck: CLK_TCK,
+    node: process.version,
+    workerd,
+    wrk: `${wrk.stdout}${wrk.stderr}`.split('\n')[0]?.trim() ?? '',
+    kernel: readFileSync('/proc/sys/kernel/osrelease', 'utf8').trim(),
+  };
+}
+
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  mkdirSync(OUT, { recursive: true });
+  log(`config ${JSON.stringify(config)}`);
+  const cellRuns = config.sizes.length * config.endpoints.length * config.concurrency.length * config.reps;
+  const seconds = cellRuns * (2 * (config.warmup + config.duration + config.heyDuration + 0.7) + (config.floor ? config.warmup + config.duration + 0.7 : 0));
+  log(`${cellRuns * (config.floor ? 3 : 2)} runs planned, about ${Math.ceil(seconds / 60)} min of load plus seeding`);
+
+  log('bundling the service (wrangler deploy --dry-run --minify) and the baseline (esbuild --minify)');
+  const bundles: Record<WorkerName, Bundle> = {
+    ours: bundleOurs(join(OUT, 'ours')),
+    base: await bundlePlain('bench/baseline/worker.ts', join(OUT, 'base')),
+    floor: await bundlePlain('bench/baseline/floor.ts', join(OUT, 'floor')),
+  };
+
+  const rand = prng(7);
+  const bodiesDir = join(OUT, 'bodies');
+  mkdirSync(bodiesDir, { recursive: true });
+  const createBody = join(bodiesDir, 'create.json');
+  writeFileSync(createBody, JSON.stringify({ scenarioData: household(rand) }));
+  const saveHousehold = household(rand);
+
+  const report: Report = {
+    startedAt: startedAt.toISOString(),
+    finishedAt: '',
+    command: `${Object.entries(env).filter(([k]) => k.startsWith('BENCH_')).map(([k, v]) => `${k}=${v} `).join('')}npm run bench`,
+    config,
+    machine: machine(),
+    bundles: Object.fromEntries(Object.entries(bundles).map(([k, b]) => [k, { minifiedBytes: b.minifiedBytes, gzipBytes: b.gzipBytes, modules: b.modules }])),
+    sizes: [],
+  };
+
+  for (const n of config.sizes) {
+    const seedDir = join(OUT, `seed-${n}`);
+    const seed = await ensureSeed(seedDir, n, log);
+    const saveBody = join(bodiesDir, `save-${n}.json`);
+    writeFileSync(saveBody, JSON.stringify({ token: seed.saveToken, scenarioData: saveHousehold }));
+    const bodies = { save: saveBody, create: createBody };
+
+    const problems = await parity(bundles, seedDir, seed, bodies);
+    log(problems.length === 0 ? `N=${n}: parity OK (same statuses, bodies and headers)` : `N=${n}: PARITY PROBLEMS:\n  ${problems.join('\n  ')}`);
+
+    const cells: CellSummary[] = [];
+    for (const endpoint of config.endpoints) {
+      for (const c of config.concurrency) {
+        const runs: RunResult[] = [];
+        for (let rep = 0; rep < config.reps; rep++) {
+          // Rotate which Worker goes first, so drift (thermal, page cache) falls on all.
+          const workers: WorkerName[] = config.floor ? ['ours', 'base', 'floor'] : ['ours', 'base'];
+          const order = [...workers.slice(rep % workers.length), ...workers.slice(0, rep % workers.length)];
+          for (const worker of order) {
+            let r = await measure(worker, bundles[worker], seedDir, seed, bodies, endpoint, c, rep);
+            for (let attempt = 2; r.background > config.maxBackground && attempt <= config.retries + 1; attempt++) {
+              log(`N=${n} ${endpoint} c=${c} ${worker}: ${r.background.toFixed(2)} CPUs of other load on the machine; waiting for quiet, then repeating`);
+              const waited = await waitForQuiet(config.maxBackground, CLK_TCK, config.quietWait);
+              if (waited >= config.quietWait) log(`the machine stayed busy for ${config.quietWait} s; measuring anyway`);
+              r = await measure(worker, bundles[worker], seedDir, seed, bodies, endpoint, c, rep);
+              r.attempts = attempt;
+            }
+            if (r.background > config.maxBackground) log(`N=${n} ${endpoint} c=${c} ${worker}: accepted with ${r.background.toFixed(2)} CPUs of other load`);
+            runs.push(r);
+            log(
+              `N=${n} ${endpoint} c=${c} rep ${rep + 1}/${config.reps} ${worker}: ${r.wrk.rps.toFixed(0)} req/s, ` +
+                `${r.cpuMsPerRequest.toFixed(3)} CPU ms/req` +
+                (r.hey ? `, hey p50 ${r.hey.p50Ms.toFixed(1)} p99 ${r.hey.p99Ms.toFixed(1)} ms` : ''),
+            );
+          }
+        }
+        cells.push({
+          endpoint,
+          concurrency: c,
+          ours: summarise(runs.filter((r) => r.worker === 'ours')),
+          base: summarise(runs.filter((r) => r.worker === 'base')),
+          ...(config.floor ? { floor: summarise(runs.filter((r) => r.worker === 'floor')) } : {}),
+        });
+      }
+    }
+    report.sizes.push({ n, seed: { seconds: seed.seconds, bytes: seed.bytes, viewToken: seed.viewToken, deepCursor: seed.deepCursor }, parity: problems, cells });
+    // Partial results survive an interrupted run.
+    writeFileSync(join(OUT, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
+  }
+  rmSync(join(OUT, 'run-state'), { recursive: true, force: true });
+  report.finishedAt = new Date().toISOString();
+  writeFileSync(join(OUT, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
+  const markdown = formatReport(report);
+  writeFileSync(join(OUT, 'results.md'), markdown);
+  process.stdout.write(markdown);
+  log(`wrote ${OUT}/results.json and ${OUT}/results.md`);
+}
+
+await main();
