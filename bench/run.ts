@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { bundleOurs, bundlePlain, type Bundle } from './lib/bundle.ts';
 import { household, prng } from './lib/data.ts';
 import { runHey, runWrk, writeWrkScript, type HeyResult, type Target, type WrkResult } from './lib/load.ts';
-import { formatReport, type CellSummary, type Report } from './lib/report.ts';
+import { formatReport, type CellSummary, type Report, type RunResult } from './lib/report.ts';
 import { ensureSeed, type SeedInfo } from './lib/seed.ts';
 import { backgroundCores, openWindow, waitForQuiet } from './lib/contention.ts';
 import { cpuTicks, startServer } from './lib/server.ts';
@@ -54,20 +54,6 @@ for (const e of config.endpoints) if (!ENDPOINTS.includes(e)) throw new Error(`u
 const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
-export interface RunResult {
-  worker: WorkerName;
-  rep: number;
-  wrk: WrkResult;
-  cpuMsPerRequest: number;
-  cpuTicks: number;
-  /** CPUs' worth of other load on the machine during the wrk and hey windows. */
-  background: number;
-  /** Attempts this run took (more than 1 when earlier ones were contended). */
-  attempts: number;
-  /** Not measured for the floor. */
-  hey?: HeyResult;
-  heyCpuMsPerRequest?: number;
-}
 
 function targetFor(endpoint: Endpoint, base: string, seed: SeedInfo, bodies: { save: string; create: string }): Target {
   const auth = { Authorization: `Bearer ${seed.key}` };

@@ -2,6 +2,21 @@
 // sizes and the machine. The same data goes to bench/.out/results.json.
 import type { HeyResult, WrkResult } from './load.ts';
 
+export interface RunResult {
+  worker: string;
+  rep: number;
+  wrk: WrkResult;
+  cpuMsPerRequest: number;
+  cpuTicks: number;
+  /** CPUs' worth of other load on the machine during the wrk and hey windows. */
+  background: number;
+  /** Attempts this run took (more than 1 when earlier ones were contended). */
+  attempts: number;
+  /** Not measured for the floor. */
+  hey?: HeyResult;
+  heyCpuMsPerRequest?: number;
+}
+
 export interface WorkerSummary {
   /** Median wrk requests/s. */
   rps: number;
@@ -18,17 +33,7 @@ export interface WorkerSummary {
   /** wrk's (coordinated-omission corrected) p50, for reference. */
   wrkP50Ms: number;
   requests: number;
-  runs: Array<{
-    worker: string;
-    rep: number;
-    wrk: WrkResult;
-    cpuMsPerRequest: number;
-    cpuTicks: number;
-    background: number;
-    attempts: number;
-    hey?: HeyResult;
-    heyCpuMsPerRequest?: number;
-  }>;
+  runs: RunResult[];
 }
 
 export interface CellSummary {
