@@ -1,6 +1,5 @@
 // The Worker: HTTP requests go to the app; the hourly cron drops idempotency records past 24 hours.
 import { app } from './app.ts';
-import { createDb } from './db/client.ts';
 import { deleteIdempotencyRecordsBefore } from './db/idempotency.ts';
 
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -11,6 +10,6 @@ export { app };
 export default {
   fetch: app.fetch,
   async scheduled(_controller, env) {
-    await deleteIdempotencyRecordsBefore(createDb(env.DB), Date.now() - IDEMPOTENCY_TTL_MS);
+    await deleteIdempotencyRecordsBefore(env.DB, Date.now() - IDEMPOTENCY_TTL_MS);
   },
 } satisfies ExportedHandler<Env>;

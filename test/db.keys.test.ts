@@ -3,11 +3,10 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { findAccount, insertAccount, listAccounts } from '../src/db/accounts.ts';
 import { findKeyByHash, insertApiKey, listApiKeys, revokeApiKey, touchKeyLastUsed } from '../src/db/api-keys.ts';
-import { createDb } from '../src/db/client.ts';
 import { deleteIdempotencyRecordsBefore } from '../src/db/idempotency.ts';
 import { uniqueEmail } from './helpers/api.ts';
 
-const db = () => createDb(env.DB);
+const db = () => env.DB;
 const NOW = Date.UTC(2026, 10, 21, 8, 0, 0);
 const MINUTE = 60_000;
 

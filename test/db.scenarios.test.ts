@@ -2,12 +2,13 @@
 // between): keyset paging, scoping by account, versioned updates, deletes; and the states table.
 import { env } from 'cloudflare:workers';
 import { asc } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/d1';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { insertAccount } from '../src/db/accounts.ts';
-import { createDb, type Db } from '../src/db/client.ts';
-import { findIdempotencyRecord, insertIdempotencyRecordQuery } from '../src/db/idempotency.ts';
+import type { Db } from '../src/db/client.ts';
+import { findIdempotencyRecord } from '../src/db/idempotency.ts';
 import { deleteScenario, findScenario, insertScenario, listScenarios, updateScenarioData } from '../src/db/scenarios.ts';
-import { states, type Scenario } from '../src/db/schema.ts';
+import { idempotencyRecords, states, type Scenario } from '../src/db/schema.ts';
 import { US_STATES } from '../src/scenarios/states.ts';
 import { generateScenarioToken } from '../src/scenarios/token.ts';
 import { uniqueEmail } from './helpers/api.ts';
@@ -42,7 +43,7 @@ const change = (data: object, extra: { expectedVersions?: number[]; stateId?: nu
 });
 
 beforeEach(async () => {
-  db = createDb(env.DB);
+  db = env.DB;
   accountId = await newAccount();
 });
 
@@ -151,7 +152,7 @@ describe('listScenarios', () => {
     await insertRows(3);
     for (const request of [{ limit: 2 }, { limit: 2, startingAfter: 1_000_000 }, { limit: 2, endingBefore: 1 }]) {
       recorded.length = 0;
-      await listScenarios(createDb(observed), accountId, request);
+      await listScenarios(observed, accountId, request);
       expect(recorded).toHaveLength(1);
       const { sql, params } = recorded[0]!;
       const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
@@ -271,9 +272,8 @@ describe('deleteScenario', () => {
 
   it('removes the stored create replies of that scenario only', async () => {
     const [gone, kept] = [await insertRow(), await insertRow()];
-    const record = (key: string, token: string) =>
-      insertIdempotencyRecordQuery(db, { accountId, key, requestHash: 'h', scenarioToken: token, responseStatus: 201, responseBody: '{}', createdAt: Date.now() });
-    await db.batch([record('k-gone', gone.token), record('k-kept', kept.token)]);
+    const record = (key: string, token: string) => ({ accountId, key, requestHash: 'h', scenarioToken: token, responseStatus: 201, responseBody: '{}', createdAt: Date.now() });
+    await drizzle(env.DB).insert(idempotencyRecords).values([record('k-gone', gone.token), record('k-kept', kept.token)]);
     expect(await deleteScenario(db, accountId, gone.token)).toBe(true);
     expect(await findIdempotencyRecord(db, accountId, 'k-gone')).toBeNull();
     expect(await findIdempotencyRecord(db, accountId, 'k-kept')).not.toBeNull();
@@ -289,13 +289,13 @@ describe('deleteScenario', () => {
 
 describe('states table', () => {
   it('holds exactly the rows of US_STATES', async () => {
-    const rows = await db.select().from(states).orderBy(asc(states.id)).all();
+    const rows = await drizzle(env.DB).select().from(states).orderBy(asc(states.id)).all();
     expect(rows).toEqual([...US_STATES].sort((a, b) => a.id - b.id).map(({ id, name, slug }) => ({ id, name, slug })));
   });
 
   it('holds the 50 states and DC', async () => {
     expect(US_STATES).toHaveLength(51);
-    expect(await db.select().from(states).all()).toHaveLength(51);
+    expect(await drizzle(env.DB).select().from(states).all()).toHaveLength(51);
   });
 
   it('refuses a scenario whose state is not in the table', async () => {

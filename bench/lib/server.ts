@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname } from 'node:path';
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from 'miniflare';
+import { experimental_readRawConfig } from 'wrangler';
 
 export const BINDINGS = {
   ADMIN_TOKEN: 'bench-admin-token-not-a-secret-0123456789',
@@ -13,12 +14,11 @@ export const BINDINGS = {
   RATE_LIMIT_PER_MINUTE: '600',
 };
 
-/** The compatibility date of wrangler.toml, so both Workers run under the service's runtime flags. */
-export function compatibilityDate(): string {
-  const toml = readFileSync('wrangler.toml', 'utf8');
-  const match = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(toml);
-  if (!match?.[1]) throw new Error('no compatibility_date in wrangler.toml');
-  return match[1];
+/** The compatibility date and flags of wrangler.toml: every Worker of the bench runs under the service's runtime. */
+export function compatibility(): { compatibilityDate: string; compatibilityFlags: string[] } {
+  const { rawConfig } = experimental_readRawConfig({ config: 'wrangler.toml' });
+  if (!rawConfig.compatibility_date) throw new Error('no compatibility_date in wrangler.toml');
+  return { compatibilityDate: rawConfig.compatibility_date, compatibilityFlags: rawConfig.compatibility_flags ?? [] };
 }
 
 export function freePort(): Promise<number> {
@@ -89,7 +89,7 @@ export async function startServer(options: {
       ...source,
       name: 'bench',
       ...(options.inspectorPort === undefined ? {} : { inspectorPort: options.inspectorPort, unsafeInspectorProxy: true }),
-      compatibilityDate: compatibilityDate(),
+      ...compatibility(),
       d1Databases: { DB: 'bench-scenario-service' },
       ...(options.stateDir === undefined ? {} : { resourcePersistencePath: options.stateDir }),
       ...(options.withRateLimits === false

@@ -3,7 +3,7 @@
 // Scripts then use the same query functions as the Worker.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { experimental_readRawConfig, getPlatformProxy } from 'wrangler';
-import { createDb, type Db } from '../../src/db/client.ts';
+import type { Db } from '../../src/db/client.ts';
 
 export interface OpenDatabase {
   db: Db;
@@ -35,5 +35,5 @@ export async function openDatabase(options: { remote: boolean }): Promise<OpenDa
     persist: true,
     envFiles: [],
   });
-  return { db: createDb(proxy.env.DB), dispose: proxy.dispose };
+  return { db: proxy.env.DB, dispose: proxy.dispose };
 }

@@ -1,40 +1,43 @@
 // API keys, looked up by the SHA-256 of the presented key.
 import { and, desc, eq, isNull, lt, or, sql } from 'drizzle-orm';
-import type { Db } from './client.ts';
+import { orm, run, type Db } from './client.ts';
 import { accounts, apiKeys, type ApiKey, type KeyScope } from './schema.ts';
 
-/** A key with the account it belongs to, in one round trip: the auth middleware's only query. */
+// The auth middleware's only query: a key with the account it belongs to, in one round trip.
+const keyWithAccount = orm
+  .select({
+    id: apiKeys.id,
+    scope: apiKeys.scope,
+    expiresAt: apiKeys.expiresAt,
+    revokedAt: apiKeys.revokedAt,
+    lastUsedAt: apiKeys.lastUsedAt,
+    accountId: accounts.id,
+    accountName: accounts.name,
+    accountEmail: accounts.email,
+  })
+  .from(apiKeys)
+  .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
+  .where(eq(apiKeys.keyHash, sql.placeholder('keyHash')))
+  .prepare();
+
 export async function findKeyByHash(db: Db, keyHash: string) {
-  const row = await db
-    .select({
-      id: apiKeys.id,
-      scope: apiKeys.scope,
-      expiresAt: apiKeys.expiresAt,
-      revokedAt: apiKeys.revokedAt,
-      lastUsedAt: apiKeys.lastUsedAt,
-      accountId: accounts.id,
-      accountName: accounts.name,
-      accountEmail: accounts.email,
-    })
-    .from(apiKeys)
-    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
-    .where(eq(apiKeys.keyHash, keyHash))
-    .get();
-  return row ?? null;
+  return (await run(db, () => keyWithAccount.get({ keyHash }))) ?? null;
 }
 
 export type KeyWithAccount = NonNullable<Awaited<ReturnType<typeof findKeyByHash>>>;
+
+const touch = orm
+  .update(apiKeys)
+  .set({ lastUsedAt: sql`${sql.placeholder('now')}` })
+  .where(and(eq(apiKeys.id, sql.placeholder('keyId')), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, sql.placeholder('staleBefore')))))
+  .prepare();
 
 /**
  * Records use of a key, at most once per `granularityMs`: the WHERE clause makes a fresh
  * timestamp a no-op, so concurrent requests do not all write.
  */
 export async function touchKeyLastUsed(db: Db, keyId: number, now: number, granularityMs: number): Promise<void> {
-  await db
-    .update(apiKeys)
-    .set({ lastUsedAt: now })
-    .where(and(eq(apiKeys.id, keyId), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, now - granularityMs))))
-    .run();
+  await run(db, () => touch.run({ keyId, now, staleBefore: now - granularityMs }));
 }
 
 export async function insertApiKey(
@@ -49,33 +52,37 @@ export async function insertApiKey(
     now: number;
   },
 ): Promise<ApiKey> {
-  const rows = await db
-    .insert(apiKeys)
-    .values({
-      accountId: input.accountId,
-      keyHash: input.keyHash,
-      prefix: input.prefix,
-      name: input.name,
-      scope: input.scope,
-      expiresAt: input.expiresAt,
-      createdAt: input.now,
-    })
-    .returning();
+  const rows = await run(db, () =>
+    orm
+      .insert(apiKeys)
+      .values({
+        accountId: input.accountId,
+        keyHash: input.keyHash,
+        prefix: input.prefix,
+        name: input.name,
+        scope: input.scope,
+        expiresAt: input.expiresAt,
+        createdAt: input.now,
+      })
+      .returning(),
+  );
   const row = rows[0];
   if (!row) throw new Error('insert returned no row');
   return row;
 }
 
 export async function listApiKeys(db: Db, accountId: number): Promise<ApiKey[]> {
-  return db.select().from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(desc(apiKeys.id)).all();
+  return run(db, () => orm.select().from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(desc(apiKeys.id)).all());
 }
 
 /** Revokes a key; revoking twice keeps the first time. `null` for an unknown key. */
 export async function revokeApiKey(db: Db, keyId: number, now: number): Promise<ApiKey | null> {
-  const rows = await db
-    .update(apiKeys)
-    .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, ${now})` })
-    .where(eq(apiKeys.id, keyId))
-    .returning();
+  const rows = await run(db, () =>
+    orm
+      .update(apiKeys)
+      .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, ${now})` })
+      .where(eq(apiKeys.id, keyId))
+      .returning(),
+  );
   return rows[0] ?? null;
 }

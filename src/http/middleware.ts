@@ -1,7 +1,6 @@
 // Middleware every request passes: request id, response headers, body size limit, the database.
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { log } from './log.ts';
 import { BOOKMARK_PATTERN } from './openapi.ts';
@@ -21,7 +20,7 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   // (its last reply's X-D1-Bookmark); without one, any replica will do until this request writes.
   const bookmark = c.req.header('X-D1-Bookmark');
   const session = c.env.DB.withSession(bookmark !== undefined && BOOKMARK_PATTERN.test(bookmark) ? bookmark : 'first-unconstrained');
-  c.set('db', createDb(session));
+  c.set('db', session);
   await next();
   const headers = c.res.headers;
   headers.set('X-Request-Id', requestId);

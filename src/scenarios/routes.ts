@@ -6,13 +6,13 @@ import { requireApiKey } from '../auth/bearer.ts';
 import { sha256Hex } from '../auth/api-key.ts';
 import { signChartUrl } from '../chart/signing.ts';
 import { isUniqueViolation } from '../db/errors.ts';
-import { findIdempotencyRecord, insertIdempotencyRecordQuery } from '../db/idempotency.ts';
+import { findIdempotencyRecord } from '../db/idempotency.ts';
 import type { IdempotencyRecord } from '../db/schema.ts';
 import {
   deleteScenario,
   findScenario,
   insertScenario,
-  insertScenarioQuery,
+  insertScenarioWithReply,
   listScenarios,
   updateScenarioData,
   type NewScenario,
@@ -199,19 +199,15 @@ const listCreateViewRoutes = routesBase
           if (idempotencyKey === undefined) {
             await insertScenario(db, row);
           } else {
-            // The scenario and the stored reply commit together or not at all.
-            await db.batch([
-              insertScenarioQuery(db, row),
-              insertIdempotencyRecordQuery(db, {
-                accountId,
-                key: idempotencyKey,
-                requestHash,
-                scenarioToken: token,
-                responseStatus: 201,
-                responseBody: JSON.stringify(body),
-                createdAt: now,
-              }),
-            ]);
+            await insertScenarioWithReply(db, row, {
+              accountId,
+              key: idempotencyKey,
+              requestHash,
+              scenarioToken: token,
+              responseStatus: 201,
+              responseBody: JSON.stringify(body),
+              createdAt: now,
+            });
           }
           return c.json(body, 201, { Location: `${origin(c)}/scenarios/${token}`, ETag: etagFor(1) });
         } catch (error) {
