@@ -1,12 +1,11 @@
 // The app: middleware, one sub-app per resource, the OpenAPI document and /docs, error handlers.
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { cors } from 'hono/cors';
 import { adminRoutes } from './admin/routes.ts';
 import { chartRoutes } from './chart/routes.ts';
 import { docsRoutes } from './docs/routes.ts';
 import type { AppEnv } from './env.ts';
 import { handleError, handleNotFound } from './http/errors.ts';
-import { limitBodySize, requestContext } from './http/middleware.ts';
+import { corsPreflight, limitBodySize, requestContext } from './http/middleware.ts';
 import { registerSharedComponents } from './http/openapi.ts';
 import { registerRoutes } from './http/routing.ts';
 import { validationHook } from './http/validation.ts';
@@ -16,16 +15,7 @@ import { scenarioRoutes } from './scenarios/routes.ts';
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
 app.use('*', requestContext);
-app.use(
-  '*',
-  cors({
-    origin: '*',
-    allowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-D1-Bookmark'],
-    allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
-    exposeHeaders: ['ETag', 'Location', 'Retry-After', 'X-Request-Id', 'Idempotent-Replayed', 'RateLimit-Policy', 'RateLimit', 'X-D1-Bookmark'],
-    maxAge: 86400,
-  }),
-);
+app.use('*', corsPreflight);
 app.use('*', limitBodySize);
 
 const routes = app

@@ -1,6 +1,7 @@
 // Middleware every request passes: request id, response headers, body size limit, the database.
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
 import type { AppEnv } from '../env.ts';
 import { log } from './log.ts';
 import { BOOKMARK_PATTERN } from './openapi.ts';
@@ -29,7 +30,7 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (headers.get('Content-Type') === 'application/json') headers.set('Content-Type', 'application/json; charset=utf-8');
   // Responses hold account data unless a route says otherwise (the chart, the public document).
   if (!headers.has('Cache-Control')) headers.set('Cache-Control', 'no-store');
-  for (const [name, value] of SECURITY_HEADERS) headers.set(name, value);
+  for (const [name, value] of RESPONSE_HEADERS) headers.set(name, value);
   // Failed requests are logged with what support needs to find them; successful ones are not
   // (Workers Logs already records every invocation under its ray id, which is our request id,
   // and a line per request costs CPU on the hot path). Only the path: never a header, query
@@ -45,12 +46,31 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
 };
 
+// CORS: any origin, no credentials (keys travel in Authorization, never in cookies).
+const EXPOSED_HEADERS = ['ETag', 'Location', 'Retry-After', 'X-Request-Id', 'Idempotent-Replayed', 'RateLimit-Policy', 'RateLimit', 'X-D1-Bookmark'];
+
 /**
- * Browser-facing hardening headers (what hono/secure-headers sends by default, as constants: the
- * middleware rebuilt them on every request). Resources stay loadable cross-origin: chart_img is
- * meant for <img> tags on other sites.
+ * Preflights (OPTIONS) are answered by hono/cors. Other requests only need two constant headers,
+ * set with the rest below: letting hono/cors run on them would make Hono copy every response into
+ * a new Response (it touches the response before the handler runs), on every request.
  */
-const SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = [
+const preflight = cors({
+  origin: '*',
+  allowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-D1-Bookmark'],
+  allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+  exposeHeaders: EXPOSED_HEADERS,
+  maxAge: 86400,
+});
+export const corsPreflight: MiddlewareHandler<AppEnv> = (c, next) => (c.req.method === 'OPTIONS' ? preflight(c, next) : next());
+
+/**
+ * On every response: CORS for simple requests, and browser-facing hardening headers (what
+ * hono/secure-headers sends by default, as constants: the middleware rebuilt them on every
+ * request). Resources stay loadable cross-origin: chart_img is meant for <img> tags on other sites.
+ */
+const RESPONSE_HEADERS: ReadonlyArray<readonly [string, string]> = [
+  ['Access-Control-Allow-Origin', '*'],
+  ['Access-Control-Expose-Headers', EXPOSED_HEADERS.join(',')],
   ['X-Content-Type-Options', 'nosniff'],
   ['X-Frame-Options', 'DENY'],
   ['Referrer-Policy', 'no-referrer'],
