@@ -7,6 +7,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, 'drizzle'));
   return {
+    // As in the Worker bundle (wrangler.toml [alias]): the tests run the same zod.
+    resolve: { alias: { zod: path.join(import.meta.dirname, 'src/zod/index.ts') } },
     plugins: [
       cloudflareTest({
         wrangler: { configPath: './wrangler.toml' },
