@@ -34,8 +34,13 @@ const config = {
   duration: Number(env.BENCH_DURATION ?? (quick ? 2 : 3)),
   /** hey seconds per run: the latency window. */
   heyDuration: Number(env.BENCH_HEY_DURATION ?? (quick ? 1 : 3)),
-  /** wrk seconds before measuring, on each fresh server (JIT, SQLite page cache). */
-  warmup: Number(env.BENCH_WARMUP ?? 1),
+  /**
+   * wrk seconds before measuring, on each fresh server: a new workerd spends its first seconds
+   * compiling hot code (on background threads, counted in its CPU) and filling SQLite's page cache.
+   * Measured on the reference machine (2 s windows from a fresh start): the first window cost 15–25 %
+   * more CPU per request than the later ones, for both Workers; 3 s is past that.
+   */
+  warmup: Number(env.BENCH_WARMUP ?? (quick ? 1 : 3)),
   /** Also measure the simulator floor (bench/baseline/floor.ts; wrk only). */
   floor: env.BENCH_FLOOR !== '0',
   /** Background load (CPUs' worth, besides workerd and our tree) over which a run is repeated. */
