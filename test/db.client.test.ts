@@ -8,28 +8,7 @@ import { findIdempotencyRecord } from '../src/db/idempotency.ts';
 import { findScenario, insertScenario } from '../src/db/scenarios.ts';
 import { accounts } from '../src/db/schema.ts';
 import { uniqueEmail } from './helpers/api.ts';
-
-/** The real D1 under a name: every statement it binds is counted against that name. */
-function countingHandle(name: string, seen: string[]): D1Database {
-  return new Proxy(env.DB, {
-    get(target, prop) {
-      if (prop === 'prepare') {
-        return (query: string) => {
-          const statement = target.prepare(query);
-          return new Proxy(statement, {
-            get(s, p) {
-              if (p === 'bind') return (...values: unknown[]) => (seen.push(name), s.bind(...values));
-              const value = Reflect.get(s, p, s);
-              return typeof value === 'function' ? value.bind(s) : value;
-            },
-          });
-        };
-      }
-      const value = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}
+import { observedD1 } from './helpers/observed-d1.ts';
 
 describe('the shared drizzle instance', () => {
   it('sends each of many interleaved queries to its own caller’s handle', async () => {
@@ -44,7 +23,7 @@ describe('the shared drizzle instance', () => {
       updatedAt: now,
     });
     const seen: string[] = [];
-    const handles = Array.from({ length: 8 }, (_, i) => countingHandle(`h${i}`, seen));
+    const handles = Array.from({ length: 8 }, (_, i) => observedD1(() => seen.push(`h${i}`)));
     // 8 "requests" × 6 queries each, all in flight at once: prepared ones (bound at once) and
     // built ones (bound later, when the query builder is awaited).
     const results = await Promise.all(

@@ -12,6 +12,7 @@ import { idempotencyRecords, states, type Scenario } from '../src/db/schema.ts';
 import { US_STATES } from '../src/scenarios/states.ts';
 import { generateScenarioToken } from '../src/scenarios/token.ts';
 import { uniqueEmail } from './helpers/api.ts';
+import { observedD1, type BoundStatement } from './helpers/observed-d1.ts';
 
 let db: Db;
 let accountId: number;
@@ -129,26 +130,9 @@ describe('listScenarios', () => {
   });
 
   it('pages on the (account_id, id) index without sorting', async () => {
-    const recorded: { sql: string; params: unknown[] }[] = [];
+    const recorded: BoundStatement[] = [];
     // Observe the SQL listScenarios sends (the database behind it is the real one).
-    const observed = new Proxy(env.DB, {
-      get(target, prop) {
-        if (prop === 'prepare') {
-          return (sql: string) => {
-            const statement = target.prepare(sql);
-            return new Proxy(statement, {
-              get(s, p) {
-                if (p === 'bind') return (...params: unknown[]) => (recorded.push({ sql, params }), s.bind(...params));
-                const value = Reflect.get(s, p, s);
-                return typeof value === 'function' ? value.bind(s) : value;
-              },
-            });
-          };
-        }
-        const value = Reflect.get(target, prop, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
+    const observed = observedD1((statement) => recorded.push(statement));
     await insertRows(3);
     for (const request of [{ limit: 2 }, { limit: 2, startingAfter: 1_000_000 }, { limit: 2, endingBefore: 1 }]) {
       recorded.length = 0;

@@ -9,35 +9,11 @@ import { findKeyByHash, touchKeyLastUsed } from '../src/db/api-keys.ts';
 import type { Db } from '../src/db/client.ts';
 import { findIdempotencyRecord } from '../src/db/idempotency.ts';
 import { deleteScenario, findScenario, listScenarios, updateScenarioData } from '../src/db/scenarios.ts';
-
-interface Sent {
-  sql: string;
-  params: unknown[];
-}
-
-/** The real D1, recording every statement it prepares and binds. */
-function recordingDb(sent: Sent[]): Db {
-  const record = (sql: string, statement: D1PreparedStatement): D1PreparedStatement =>
-    new Proxy(statement, {
-      get(target, prop) {
-        if (prop === 'bind') return (...params: unknown[]) => (sent.push({ sql, params }), target.bind(...params));
-        const value = Reflect.get(target, prop, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-  const d1 = new Proxy(env.DB, {
-    get(target, prop) {
-      if (prop === 'prepare') return (sql: string) => record(sql, target.prepare(sql));
-      const value = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-  return d1;
-}
+import { observedD1, type BoundStatement } from './helpers/observed-d1.ts';
 
 async function plansOf(run: (db: Db) => Promise<unknown>): Promise<string[]> {
-  const sent: Sent[] = [];
-  await run(recordingDb(sent));
+  const sent: BoundStatement[] = [];
+  await run(observedD1((statement) => sent.push(statement)));
   expect(sent.length).toBeGreaterThan(0);
   const plans: string[] = [];
   for (const { sql, params } of sent) {
