@@ -6,10 +6,9 @@
 //
 //   node bench/profile.ts                                   # ours, every endpoint, N=1,000
 //   PROFILE_WORKER=base PROFILE_ENDPOINTS=view,save PROFILE_N=100000 node bench/profile.ts
-import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { bundleOurs, bundlePlain } from './lib/bundle.ts';
 import { household, prng } from './lib/data.ts';
 import { runWrk, writeWrkScript, type Target } from './lib/load.ts';
 import { ensureSeed } from './lib/seed.ts';
@@ -42,26 +41,9 @@ interface Profile {
 }
 
 async function bundle(dir: string): Promise<string> {
-  rmSync(dir, { recursive: true, force: true });
-  if (worker === 'ours') {
-    const r = spawnSync(process.execPath, ['node_modules/wrangler/bin/wrangler.js', 'deploy', '--dry-run', '--outdir', dir], {
-      encoding: 'utf8',
-      env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_LOG: 'warn' },
-    });
-    if (r.status !== 0) throw new Error(r.stdout + r.stderr);
-  } else {
-    await build({
-      entryPoints: [`bench/baseline/${worker === 'base' ? 'worker' : worker}.ts`],
-      outfile: join(dir, 'index.js'),
-      bundle: true,
-      format: 'esm',
-      target: 'es2024',
-      platform: 'neutral',
-      conditions: ['workerd', 'worker', 'browser'],
-      logLevel: 'warning',
-    });
-  }
-  return join(dir, 'index.js');
+  const entry = `bench/baseline/${worker === 'base' ? 'worker' : worker}.ts`;
+  const built = worker === 'ours' ? bundleOurs(dir, { minify: false }) : await bundlePlain(entry, dir, { minify: false });
+  return built.scriptPath;
 }
 
 /** For each line of the bundle (0-based), the section it belongs to: the package, or src/<dir>. */

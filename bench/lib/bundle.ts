@@ -28,11 +28,16 @@ function measure(dir: string, entry: string): Bundle {
   return { scriptPath: join(dir, entry), minifiedBytes, gzipBytes, modules };
 }
 
-export function bundleOurs(outdir: string): Bundle {
+/** `minify: false` keeps esbuild's per-module section comments, which bench/profile.ts reads. */
+export interface BundleOptions {
+  minify?: boolean;
+}
+
+export function bundleOurs(outdir: string, { minify = true }: BundleOptions = {}): Bundle {
   rmSync(outdir, { recursive: true, force: true });
   const result = spawnSync(
     process.execPath,
-    ['node_modules/wrangler/bin/wrangler.js', 'deploy', '--dry-run', '--outdir', outdir, '--minify'],
+    ['node_modules/wrangler/bin/wrangler.js', 'deploy', '--dry-run', '--outdir', outdir, ...(minify ? ['--minify'] : [])],
     { encoding: 'utf8', env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_LOG: 'warn' } },
   );
   if (result.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${result.stdout}\n${result.stderr}`);
@@ -40,13 +45,13 @@ export function bundleOurs(outdir: string): Bundle {
 }
 
 /** A plain Worker of bench/baseline/ (the raw baseline, the simulator floor). */
-export async function bundlePlain(entry: string, outdir: string): Promise<Bundle> {
+export async function bundlePlain(entry: string, outdir: string, { minify = true }: BundleOptions = {}): Promise<Bundle> {
   rmSync(outdir, { recursive: true, force: true });
   await build({
     entryPoints: [entry],
     outfile: join(outdir, 'index.js'),
     bundle: true,
-    minify: true,
+    minify,
     format: 'esm',
     target: 'es2024',
     platform: 'neutral',
