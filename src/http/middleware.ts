@@ -81,10 +81,26 @@ const RESPONSE_HEADERS: ReadonlyArray<readonly [string, string]> = [
   ['X-Permitted-Cross-Domain-Policies', 'none'],
 ];
 
-/** 413 for bodies over 256 KiB, whether announced by Content-Length or streamed in chunks. */
-export const limitBodySize: MiddlewareHandler<AppEnv> = bodyLimit({
+const tooLarge = () => new ApiError('payload_too_large', `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB`);
+const streamedBodyLimit = bodyLimit({
   maxSize: MAX_BODY_BYTES,
   onError: () => {
-    throw new ApiError('payload_too_large', `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB`);
+    throw tooLarge();
   },
 });
+
+/**
+ * 413 for bodies over 256 KiB, whether announced by Content-Length or streamed in chunks. A
+ * request that states its length is judged by the header alone (the runtime never delivers more
+ * bytes than Content-Length says); only chunked bodies are counted as they stream, by
+ * hono/body-limit, which buffers them. GET and HEAD carry no body.
+ */
+export const limitBodySize: MiddlewareHandler<AppEnv> = (c, next) => {
+  const method = c.req.method;
+  if (method === 'GET' || method === 'HEAD') return next();
+  const headers = c.req.raw.headers;
+  const length = headers.get('Content-Length');
+  if (length === null || headers.has('Transfer-Encoding')) return streamedBodyLimit(c, next);
+  if (Number(length) > MAX_BODY_BYTES) throw tooLarge();
+  return next();
+};
