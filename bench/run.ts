@@ -2,19 +2,19 @@
 // Miniflare's API, a direct socket to the Worker, no wrangler dev proxy), at N seeded scenarios.
 // For each endpoint and concurrency it prints requests/s (wrk, fixed duration), p50/p99 (hey,
 // closed loop) and CPU ms per request of the workerd process (utime+stime from /proc), the
-// medians of BENCH_REPS reps; in each rep every Worker has a fresh server and a fresh copy of the
-// seeded database, and their measured seconds are interleaved. See bench/README.md.
+// medians of BENCH_REPS runs alternating ours and the baseline, each on a fresh server and a
+// fresh copy of the seeded database. See bench/README.md.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { bundleOurs, bundlePlain, type Bundle } from './lib/bundle.ts';
 import { household, prng } from './lib/data.ts';
-import { heyResult, runHeySamples, runWrk, writeWrkScript, type HeySamples, type Target, type WrkResult } from './lib/load.ts';
+import { runHey, runWrk, writeWrkScript, type HeyResult, type Target, type WrkResult } from './lib/load.ts';
 import { formatReport, type CellSummary, type Report, type RunResult } from './lib/report.ts';
 import { ensureSeed, type SeedInfo } from './lib/seed.ts';
 import { backgroundCores, openWindow, waitForQuiet } from './lib/contention.ts';
-import { cpuTicks, startServer, type Server } from './lib/server.ts';
+import { cpuTicks, startServer } from './lib/server.ts';
 
 const OUT = 'bench/.out';
 const env = process.env;
@@ -90,109 +90,59 @@ async function request(target: Target): Promise<Response> {
 }
 
 /** A fresh copy of the seeded database for one server. */
-function freshState(seedDir: string, name = 'run-state'): string {
-  const dir = join(OUT, name);
+function freshState(seedDir: string): string {
+  const dir = join(OUT, 'run-state');
   rmSync(dir, { recursive: true, force: true });
   cpSync(seedDir, dir, { recursive: true });
   return dir;
 }
 
-/** `order` rotated left by `k`: who goes first changes from one window to the next. */
-const rotate = <T>(order: T[], k: number): T[] => [...order.slice(k % order.length), ...order.slice(0, k % order.length)];
-
-/**
- * One rep of a cell: a fresh server (and a fresh copy of the database) per Worker, all started
- * together; each warms up in turn, then their measured windows are interleaved one second at a
- * time (ours, base, floor, base, floor, ours, …). The machine's drift over the seconds of a rep —
- * on these shared hosts it moves one Worker's CPU per request by 10–20 % from one second to the
- * next — then falls on every Worker alike instead of on whichever ran at a bad moment. Only the
- * measured server is loaded in a window; the others sit idle.
- */
-async function measureRep(
-  order: WorkerName[],
-  bundles: Record<WorkerName, Bundle>,
+async function measure(
+  worker: WorkerName,
+  bundle: Bundle,
   seedDir: string,
   seed: SeedInfo,
   bodies: { save: string; create: string },
   endpoint: Endpoint,
   connections: number,
   rep: number,
-): Promise<RunResult[]> {
-  const servers: Array<{ worker: WorkerName; server: Server; target: Target; script: string }> = [];
+): Promise<RunResult> {
+  const server = await startServer({ scriptPath: bundle.scriptPath, stateDir: freshState(seedDir) });
   try {
-    for (const worker of order) {
-      const server = await startServer({ scriptPath: bundles[worker].scriptPath, stateDir: freshState(seedDir, `run-state-${worker}`) });
-      const target = targetFor(endpoint, server.url, seed, bodies);
-      servers.push({ worker, server, target, script: writeWrkScript(OUT, `${endpoint}-${seed.n}-${worker}`, target) });
-      const first = await request(target);
-      const text = await first.text();
-      if (first.status !== EXPECTED_STATUS[endpoint]) throw new Error(`${worker} ${endpoint}: status ${first.status}: ${text.slice(0, 500)}`);
+    const target = targetFor(endpoint, server.url, seed, bodies);
+    const first = await request(target);
+    const text = await first.text();
+    if (first.status !== EXPECTED_STATUS[endpoint]) throw new Error(`${worker} ${endpoint}: status ${first.status}: ${text.slice(0, 500)}`);
+    const script = writeWrkScript(OUT, `${endpoint}-${seed.n}`, target);
+    if (config.warmup > 0) await runWrk(script, target.url, connections, config.warmup);
+    const window = openWindow();
+    const before = cpuTicks(server.pid);
+    const wrk = await runWrk(script, target.url, connections, config.duration);
+    const after = cpuTicks(server.pid);
+    const ticks = after - before;
+    const result: RunResult = {
+      worker,
+      rep,
+      wrk,
+      cpuTicks: ticks,
+      cpuMsPerRequest: (ticks * 1000) / CLK_TCK / Math.max(1, wrk.requests),
+      background: backgroundCores(window, ticks, CLK_TCK),
+      attempts: 1,
+    };
+    let bad = wrk.errorsStatus + wrk.errorsSocket;
+    if (worker !== 'floor') {
+      const heyWindow = openWindow();
+      const hey = await runHey(target, connections, config.heyDuration);
+      const afterHey = cpuTicks(server.pid);
+      result.background = Math.max(result.background, backgroundCores(heyWindow, afterHey - after, CLK_TCK));
+      result.hey = hey;
+      result.heyCpuMsPerRequest = ((afterHey - after) * 1000) / CLK_TCK / Math.max(1, hey.requests);
+      bad += hey.errors + hey.requests - (hey.statuses[String(EXPECTED_STATUS[endpoint])] ?? 0);
     }
-    if (config.warmup > 0) for (const s of servers) await runWrk(s.script, s.target.url, connections, config.warmup);
-
-    const wrk = servers.map(() => ({ windows: [] as WrkResult[], ticks: 0, background: 0 }));
-    for (let second = 0; second < config.duration; second++) {
-      for (const i of rotate([...servers.keys()], second)) {
-        const s = servers[i] as (typeof servers)[number];
-        const acc = wrk[i] as (typeof wrk)[number];
-        const window = openWindow();
-        const before = cpuTicks(s.server.pid);
-        acc.windows.push(await runWrk(s.script, s.target.url, connections, 1));
-        const ticks = cpuTicks(s.server.pid) - before;
-        acc.ticks += ticks;
-        acc.background = Math.max(acc.background, backgroundCores(window, ticks, CLK_TCK));
-      }
-    }
-    const measured = servers.filter((s) => s.worker !== 'floor').map((s) => servers.indexOf(s));
-    const hey = servers.map(() => ({ windows: [] as HeySamples[], ticks: 0 }));
-    for (let second = 0; second < config.heyDuration; second++) {
-      for (const i of rotate(measured, second)) {
-        const s = servers[i] as (typeof servers)[number];
-        const acc = hey[i] as (typeof hey)[number];
-        const window = openWindow();
-        const before = cpuTicks(s.server.pid);
-        acc.windows.push(await runHeySamples(s.target, connections, 1));
-        const ticks = cpuTicks(s.server.pid) - before;
-        acc.ticks += ticks;
-        const w = wrk[i] as (typeof wrk)[number];
-        w.background = Math.max(w.background, backgroundCores(window, ticks, CLK_TCK));
-      }
-    }
-
-    return servers.map((s, i) => {
-      const { windows, ticks, background } = wrk[i] as (typeof wrk)[number];
-      const requests = windows.reduce((sum, w) => sum + w.requests, 0);
-      const seconds = windows.reduce((sum, w) => sum + w.seconds, 0);
-      const result: RunResult = {
-        worker: s.worker,
-        rep,
-        wrk: {
-          requests,
-          seconds,
-          rps: requests / seconds,
-          errorsStatus: windows.reduce((sum, w) => sum + w.errorsStatus, 0),
-          errorsSocket: windows.reduce((sum, w) => sum + w.errorsSocket, 0),
-          // wrk's own percentiles cannot be merged across windows: the median window's, for reference.
-          p50Ms: median(windows.map((w) => w.p50Ms)),
-          p99Ms: median(windows.map((w) => w.p99Ms)),
-        },
-        cpuTicks: ticks,
-        cpuMsPerRequest: (ticks * 1000) / CLK_TCK / Math.max(1, requests),
-        background,
-        attempts: 1,
-      };
-      let bad = result.wrk.errorsStatus + result.wrk.errorsSocket;
-      const h = hey[i] as (typeof hey)[number];
-      if (h.windows.length > 0) {
-        result.hey = heyResult(h.windows);
-        result.heyCpuMsPerRequest = (h.ticks * 1000) / CLK_TCK / Math.max(1, result.hey.requests);
-        bad += result.hey.errors + result.hey.requests - (result.hey.statuses[String(EXPECTED_STATUS[endpoint])] ?? 0);
-      }
-      if (bad > 0) log(`WARNING ${s.worker} ${endpoint} c=${connections}: ${bad} failed requests (wrk status ${result.wrk.errorsStatus}, socket ${result.wrk.errorsSocket}; hey ${JSON.stringify(result.hey?.statuses ?? {})}, errors ${result.hey?.errors ?? 0})`);
-      return result;
-    });
+    if (bad > 0) log(`WARNING ${worker} ${endpoint} c=${connections}: ${bad} failed requests (wrk status ${wrk.errorsStatus}, socket ${wrk.errorsSocket}; hey ${JSON.stringify(result.hey?.statuses ?? {})}, errors ${result.hey?.errors ?? 0})`);
+    return result;
   } finally {
-    for (const s of servers) await s.server.dispose();
+    await server.dispose();
   }
 }
 
@@ -385,21 +335,20 @@ async function main(): Promise<void> {
         for (let rep = 0; rep < config.reps; rep++) {
           // Rotate which Worker goes first, so drift (thermal, page cache) falls on all.
           const workers: WorkerName[] = config.floor ? ['ours', 'base', 'floor'] : ['ours', 'base'];
-          const order = rotate(workers, rep);
-          let results = await measureRep(order, bundles, seedDir, seed, bodies, endpoint, c, rep);
-          const contended = () => Math.max(...results.map((r) => r.background));
-          for (let attempt = 2; contended() > config.maxBackground && attempt <= config.retries + 1; attempt++) {
-            log(`N=${n} ${endpoint} c=${c} rep ${rep + 1}: ${contended().toFixed(2)} CPUs of other load on the machine; waiting for quiet, then repeating`);
-            const waited = await waitForQuiet(config.maxBackground, CLK_TCK, config.quietWait);
-            if (waited >= config.quietWait) log(`the machine stayed busy for ${config.quietWait} s; measuring anyway`);
-            results = await measureRep(order, bundles, seedDir, seed, bodies, endpoint, c, rep);
-            for (const r of results) r.attempts = attempt;
-          }
-          if (contended() > config.maxBackground) log(`N=${n} ${endpoint} c=${c} rep ${rep + 1}: accepted with ${contended().toFixed(2)} CPUs of other load`);
-          for (const r of results) {
+          const order = [...workers.slice(rep % workers.length), ...workers.slice(0, rep % workers.length)];
+          for (const worker of order) {
+            let r = await measure(worker, bundles[worker], seedDir, seed, bodies, endpoint, c, rep);
+            for (let attempt = 2; r.background > config.maxBackground && attempt <= config.retries + 1; attempt++) {
+              log(`N=${n} ${endpoint} c=${c} ${worker}: ${r.background.toFixed(2)} CPUs of other load on the machine; waiting for quiet, then repeating`);
+              const waited = await waitForQuiet(config.maxBackground, CLK_TCK, config.quietWait);
+              if (waited >= config.quietWait) log(`the machine stayed busy for ${config.quietWait} s; measuring anyway`);
+              r = await measure(worker, bundles[worker], seedDir, seed, bodies, endpoint, c, rep);
+              r.attempts = attempt;
+            }
+            if (r.background > config.maxBackground) log(`N=${n} ${endpoint} c=${c} ${worker}: accepted with ${r.background.toFixed(2)} CPUs of other load`);
             runs.push(r);
             log(
-              `N=${n} ${endpoint} c=${c} rep ${rep + 1}/${config.reps} ${r.worker}: ${r.wrk.rps.toFixed(0)} req/s, ` +
+              `N=${n} ${endpoint} c=${c} rep ${rep + 1}/${config.reps} ${worker}: ${r.wrk.rps.toFixed(0)} req/s, ` +
                 `${r.cpuMsPerRequest.toFixed(3)} CPU ms/req` +
                 (r.hey ? `, hey p50 ${r.hey.p50Ms.toFixed(1)} p99 ${r.hey.p99Ms.toFixed(1)} ms` : ''),
             );
@@ -418,7 +367,7 @@ async function main(): Promise<void> {
     // Partial results survive an interrupted run.
     writeFileSync(join(OUT, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
   }
-  for (const dir of ['run-state', 'run-state-ours', 'run-state-base', 'run-state-floor']) rmSync(join(OUT, dir), { recursive: true, force: true });
+  rmSync(join(OUT, 'run-state'), { recursive: true, force: true });
   report.finishedAt = new Date().toISOString();
   writeFileSync(join(OUT, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
   const markdown = formatReport(report);

@@ -99,15 +99,7 @@ function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] as number;
 }
 
-/** One hey window's raw samples: every completed request's time (s) and status. */
-export interface HeySamples {
-  times: number[];
-  statuses: Record<string, number>;
-  /** Wall seconds the window took (at least the requested duration). */
-  seconds: number;
-}
-
-export async function runHeySamples(target: Target, connections: number, seconds: number): Promise<HeySamples> {
+export async function runHey(target: Target, connections: number, seconds: number): Promise<HeyResult> {
   // -o csv: every request's time (hey prints them to 0.1 ms), so the percentiles are computed here
   // from all of them rather than read from a summary that leaves out ranks it has too few samples for.
   const args = ['-z', `${seconds}s`, '-c', String(connections), '-m', target.method, '-t', '10', '-o', 'csv'];
@@ -132,22 +124,15 @@ export async function runHeySamples(target: Target, connections: number, seconds
     statuses[status] = (statuses[status] ?? 0) + 1;
     end = Math.max(end, Number(cols[7]) + time);
   }
-  return { times, statuses, seconds: Math.max(end, seconds) };
-}
-
-/** p50/p99 over all the samples of one or more hey windows (of the same server). */
-export function heyResult(windows: HeySamples[]): HeyResult {
-  const times = windows.flatMap((w) => w.times).sort((a, b) => a - b);
-  const statuses: Record<string, number> = {};
-  for (const w of windows) for (const [k, v] of Object.entries(w.statuses)) statuses[k] = (statuses[k] ?? 0) + v;
-  const seconds = windows.reduce((sum, w) => sum + w.seconds, 0);
+  times.sort((a, b) => a - b);
   // hey's csv lists only completed requests; errors (timeouts, resets) show as status 0 or are absent.
+  const errors = statuses['0'] ?? 0;
   return {
     requests: times.length,
-    rps: times.length / Math.max(seconds, 1e-9),
+    rps: times.length / Math.max(end, seconds),
     p50Ms: quantile(times, 0.5) * 1000,
     p99Ms: quantile(times, 0.99) * 1000,
     statuses,
-    errors: statuses['0'] ?? 0,
+    errors,
   };
 }

@@ -78,9 +78,9 @@ export function formatReport(report: Report): string {
   const reps = String(report.config.reps);
   out.push(`# Scenario Service benchmark — ${report.startedAt}`, '');
   out.push(
-    `Medians of ${reps} rep(s) per cell; in a rep each Worker has a fresh workerd and a fresh copy of the seeded D1, and the ` +
-      `Workers' measured seconds are interleaved. req/s: wrk -t1, ${String(report.config.duration)} × 1 s. p50/p99: hey, ${String(report.config.heyDuration)} × 1 s (0.1 ms resolution). ` +
-      'CPU: utime+stime of the workerd process over its wrk windows ÷ requests served (includes the local D1 simulator and the ' +
+    `Medians of ${reps} run(s) per cell, ours and the raw baseline alternating, each on a fresh workerd and a fresh copy of the ` +
+      `seeded D1. req/s: wrk -t1, ${String(report.config.duration)} s. p50/p99: hey, ${String(report.config.heyDuration)} s (0.1 ms resolution). ` +
+      'CPU: utime+stime of the workerd process over the wrk window ÷ requests served (includes the local D1 simulator and the ' +
       'rate-limit binding, which both Workers use alike). Ratios are ours/baseline: throughput wants ≥ 0.90, CPU ≤ 1.15. ' +
       'floor: a Worker making only the same binding calls (D1 statements, rate limiter), measured the same way; ' +
       '"own CPU" = CPU − floor, an estimate of what each Worker spends itself (in production D1 and the rate limiter do not ' +
