@@ -42,7 +42,7 @@ export interface Server {
 }
 
 /** Children of this process whose command is workerd. */
-function workerdChildren(): number[] {
+export function workerdChildren(): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^[0-9]+$/.test(entry)) continue;
