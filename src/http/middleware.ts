@@ -93,7 +93,7 @@ const streamedBodyLimit = bodyLimit({
  * 413 for bodies over 256 KiB, whether announced by Content-Length or streamed in chunks. A
  * request that states its length is judged by the header alone (the runtime never delivers more
  * bytes than Content-Length says); only chunked bodies are counted as they stream, by
- * hono/body-limit, which buffers them. GET and HEAD carry no body.
+ * hono/body-limit, which buffers them. No GET or HEAD route reads a body, so theirs go unchecked.
  */
 export const limitBodySize: MiddlewareHandler<AppEnv> = (c, next) => {
   const method = c.req.method;
