@@ -6,14 +6,13 @@
 //     "loaded" — the baseline's handler in a bundle that also initialises the whole service
 //     (bench/baseline/loaded.ts): the cost of the isolate's size alone.
 import { mkdirSync, rmSync, cpSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { build } from 'esbuild';
-import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from 'miniflare';
+import { join } from 'node:path';
+import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { bundleOurs, bundlePlain, type Bundle } from './lib/bundle.ts';
 import { household, prng } from './lib/data.ts';
 import { runWrk, writeWrkScript } from './lib/load.ts';
 import { ensureSeed } from './lib/seed.ts';
-import { BINDINGS, compatibility, cpuTicks, freePort, startServer, workerdChildren } from './lib/server.ts';
+import { benchWorker, CLK_TCK, cpuTicks, freePort, runtimeOptions, startServer, workerdChildren } from './lib/server.ts';
 
 const OUT = 'bench/.out/isolate-size';
 const n = Number(process.env.BENCH_N ?? 100_000);
@@ -29,24 +28,10 @@ const bodyFile = join(OUT, 'save.json');
 writeFileSync(bodyFile, JSON.stringify({ token: seed.saveToken, scenarioData: household(prng(7)) }));
 
 log('bundling: the service, the baseline, and the baseline loaded with the service');
-const bundles: Record<'ours' | 'base' | 'loaded', Bundle | { scriptPath: string }> = {
+const bundles: Record<'ours' | 'base' | 'loaded', Bundle> = {
   ours: bundleOurs(join(OUT, 'ours')),
   base: await bundlePlain('bench/baseline/worker.ts', join(OUT, 'base')),
-  // The service's own resolution rules: the zod alias of wrangler.toml, Node built-ins from the runtime.
-  loaded: await build({
-    entryPoints: ['bench/baseline/loaded.ts'],
-    outfile: join(OUT, 'loaded', 'index.js'),
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    target: 'es2024',
-    platform: 'neutral',
-    mainFields: ['module', 'main'],
-    conditions: ['workerd', 'worker', 'browser'],
-    external: ['node:*', 'cloudflare:*'],
-    alias: { zod: './src/zod/index.ts' },
-    logLevel: 'warning',
-  }).then(() => ({ scriptPath: join(OUT, 'loaded', 'index.js') })),
+  loaded: await bundlePlain('bench/baseline/loaded.ts', join(OUT, 'loaded'), { importsService: true }),
 };
 
 function freshState(name: string): string {
@@ -65,7 +50,7 @@ const target = (url: string, name: string) => {
 async function window(pid: number, t: { url: string; script: string }, seconds: number): Promise<number> {
   const before = cpuTicks(pid);
   const wrk = await runWrk(t.script, t.url, 8, seconds);
-  return ((cpuTicks(pid) - before) * 10) / Math.max(1, wrk.requests);
+  return ((cpuTicks(pid) - before) * 1000) / CLK_TCK / Math.max(1, wrk.requests);
 }
 
 // 1. One process, two Workers.
@@ -76,25 +61,10 @@ for (let rep = 0; rep < pairs; rep++) {
   const running = new Set(workerdChildren());
   const mf = new Miniflare(
     convertV4MiniflareOptions({
-      ...compatibility(),
-      cf: false, port: 0, host: '127.0.0.1', logRequests: false, unsafeObservability: false, unsafeLocalExplorer: false,
-      unsafeTriggerHandlers: false, telemetry: { enabled: false }, log: new Log(LogLevel.WARN), handleStructuredLogs: () => {},
+      ...runtimeOptions(),
       resourcePersistencePath: freshState('state-shared'),
-      workers: names.map((name, i) => ({
-        name,
-        modules: true as const,
-        scriptPath: bundles[name].scriptPath,
-        modulesRoot: dirname(bundles[name].scriptPath),
-        ...compatibility(),
-        d1Databases: { DB: 'bench-scenario-service' },
-        ratelimits: {
-          KEY_RATE_LIMITER: { namespace_id: '1001', simple: { limit: 1_000_000_000, period: 60 } },
-          AUTH_FAILURE_LIMITER: { namespace_id: '1002', simple: { limit: 1_000_000_000, period: 60 } },
-        },
-        bindings: BINDINGS,
-        unsafeDirectSockets: [{ host: '127.0.0.1', port: ports[i] as number }],
-      })),
-    } as Parameters<typeof convertV4MiniflareOptions>[0]),
+      workers: names.map((name, i) => ({ name, ...benchWorker(bundles[name].scriptPath, ports[i] as number) })),
+    }),
   );
   try {
     await mf.ready;

@@ -14,7 +14,7 @@ import { runHey, runWrk, writeWrkScript, type HeyResult, type Target, type WrkRe
 import { formatReport, type CellSummary, type Report, type RunResult } from './lib/report.ts';
 import { ensureSeed, type SeedInfo } from './lib/seed.ts';
 import { backgroundCores, openWindow, waitForQuiet } from './lib/contention.ts';
-import { cpuTicks, startServer } from './lib/server.ts';
+import { CLK_TCK, cpuTicks, startServer } from './lib/server.ts';
 
 const OUT = 'bench/.out';
 const env = process.env;
@@ -56,7 +56,6 @@ for (const k of ['duration', 'heyDuration', 'warmup'] as const) {
 }
 for (const e of config.endpoints) if (!ENDPOINTS.includes(e)) throw new Error(`unknown endpoint ${e} (one of ${ENDPOINTS.join(', ')})`);
 
-const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
 

@@ -31,6 +31,11 @@ function measure(dir: string, entry: string): Bundle {
 /** `minify: false` keeps esbuild's per-module section comments, which bench/profile.ts reads. */
 export interface BundleOptions {
   minify?: boolean;
+  /**
+   * The entry imports the service (bench/baseline/loaded.ts): resolve as wrangler does for it —
+   * the zod alias of wrangler.toml, packages' `module`/`main` fields, the runtime's built-ins.
+   */
+  importsService?: boolean;
 }
 
 export function bundleOurs(outdir: string, { minify = true }: BundleOptions = {}): Bundle {
@@ -45,7 +50,7 @@ export function bundleOurs(outdir: string, { minify = true }: BundleOptions = {}
 }
 
 /** A plain Worker of bench/baseline/ (the raw baseline, the simulator floor). */
-export async function bundlePlain(entry: string, outdir: string, { minify = true }: BundleOptions = {}): Promise<Bundle> {
+export async function bundlePlain(entry: string, outdir: string, { minify = true, importsService = false }: BundleOptions = {}): Promise<Bundle> {
   rmSync(outdir, { recursive: true, force: true });
   await build({
     entryPoints: [entry],
@@ -56,6 +61,9 @@ export async function bundlePlain(entry: string, outdir: string, { minify = true
     target: 'es2024',
     platform: 'neutral',
     conditions: ['workerd', 'worker', 'browser'],
+    ...(importsService
+      ? { mainFields: ['module', 'main'], external: ['node:*', 'cloudflare:*'], alias: { zod: './src/zod/index.ts' } }
+      : {}),
     logLevel: 'warning',
   });
   return measure(outdir, 'index.js');

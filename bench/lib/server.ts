@@ -1,5 +1,6 @@
 // Serving a bundled Worker under Miniflare's API with a direct socket to the Worker (no entry
 // worker, no `wrangler dev` proxy), and reading the CPU time of the workerd process.
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname } from 'node:path';
@@ -59,12 +60,60 @@ export function workerdChildren(): number[] {
   return pids;
 }
 
+/** Clock ticks per second, the unit of cpuTicks. */
+export const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
 /** utime + stime of a process (all its threads), in clock ticks. */
 export function cpuTicks(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // After the command: state(3) ppid(4) ... utime(14) stime(15) → indexes 11 and 12 here.
   return Number(fields[11]) + Number(fields[12]);
+}
+
+/**
+ * One Worker of the bench: the bundle on a direct socket (no Miniflare entry worker, no
+ * `wrangler dev` proxy), under wrangler.toml's compatibility, with D1 and the service's bindings.
+ */
+export function benchWorker(scriptPath: string, port: number, { withRateLimits = true } = {}) {
+  return {
+    modules: true as const,
+    scriptPath,
+    modulesRoot: dirname(scriptPath),
+    ...compatibility(),
+    d1Databases: { DB: 'bench-scenario-service' },
+    ...(withRateLimits
+      ? {
+          // The service needs both bindings; limits so high the benchmark is never throttled.
+          ratelimits: {
+            KEY_RATE_LIMITER: { namespace_id: '1001', simple: { limit: 1_000_000_000, period: 60 as const } },
+            AUTH_FAILURE_LIMITER: { namespace_id: '1002', simple: { limit: 1_000_000_000, period: 60 as const } },
+          },
+        }
+      : {}),
+    bindings: BINDINGS,
+    unsafeDirectSockets: [{ host: '127.0.0.1', port }],
+  };
+}
+
+/** The workerd process's settings: no Request.cf fetch, no observability, request logs or telemetry. */
+export function runtimeOptions() {
+  return {
+    cf: false,
+    port: 0,
+    host: '127.0.0.1',
+    logRequests: false,
+    unsafeObservability: false,
+    unsafeLocalExplorer: false,
+    unsafeTriggerHandlers: false,
+    telemetry: { enabled: false },
+    log: new Log(LogLevel.WARN),
+    // workerd's stdout/stderr arrive here as structured lines: drop the Workers' access logs
+    // (both write one per request, which workerd still pays for), keep warnings and errors.
+    handleStructuredLogs: (entry: { level: string; message: string }) => {
+      if (entry.level === 'error' || entry.level === 'warn') process.stderr.write(`[workerd ${entry.level}] ${entry.message}\n`);
+    },
+  };
 }
 
 export async function startServer(options: {
@@ -86,37 +135,12 @@ export async function startServer(options: {
       : { modules: true as const, script: options.script, scriptPath: options.scriptPath, modulesRoot: dirname(options.scriptPath) };
   const mf = new Miniflare(
     convertV4MiniflareOptions({
+      ...benchWorker(options.scriptPath, port, { withRateLimits: options.withRateLimits !== false }),
       ...source,
       name: 'bench',
       ...(options.inspectorPort === undefined ? {} : { inspectorPort: options.inspectorPort, unsafeInspectorProxy: true }),
-      ...compatibility(),
-      d1Databases: { DB: 'bench-scenario-service' },
       ...(options.stateDir === undefined ? {} : { resourcePersistencePath: options.stateDir }),
-      ...(options.withRateLimits === false
-        ? {}
-        : {
-            // The service needs both bindings; limits so high the benchmark is never throttled.
-            ratelimits: {
-              KEY_RATE_LIMITER: { namespace_id: '1001', simple: { limit: 1_000_000_000, period: 60 } },
-              AUTH_FAILURE_LIMITER: { namespace_id: '1002', simple: { limit: 1_000_000_000, period: 60 } },
-            },
-          }),
-      bindings: BINDINGS,
-      unsafeDirectSockets: [{ host: '127.0.0.1', port }],
-      cf: false,
-      port: 0,
-      host: '127.0.0.1',
-      logRequests: false,
-      unsafeObservability: false,
-      unsafeLocalExplorer: false,
-      unsafeTriggerHandlers: false,
-      telemetry: { enabled: false },
-      log: new Log(LogLevel.WARN),
-      // workerd's stdout/stderr arrive here as structured lines: drop the Workers' access logs
-      // (both write one per request, which workerd still pays for), keep warnings and errors.
-      handleStructuredLogs: (entry) => {
-        if (entry.level === 'error' || entry.level === 'warn') process.stderr.write(`[workerd ${entry.level}] ${entry.message}\n`);
-      },
+      ...runtimeOptions(),
     }),
   );
   await mf.ready;
