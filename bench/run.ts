@@ -3,7 +3,7 @@
 // For each endpoint and concurrency it prints requests/s (wrk, fixed duration), p50/p99 (hey,
 // closed loop) and CPU ms per request of the workerd process (utime+stime from /proc), the
 // medians of BENCH_REPS runs alternating ours and the baseline, each on a fresh server and a
-// fresh copy of the seeded database. See bench/README.md.
+// fresh copy of the seeded database; each rep covers every size back to back. See bench/README.md.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -285,6 +285,19 @@ function machine() {
   };
 }
 
+interface SizeContext {
+  n: number;
+  seedDir: string;
+  seed: SeedInfo;
+  bodies: { save: string; create: string };
+  problems: string[];
+  cells: CellSummary[];
+}
+
+function sizeReport({ n, seed, problems, cells }: SizeContext): Report['sizes'][number] {
+  return { n, seed: { seconds: seed.seconds, bytes: seed.bytes, viewToken: seed.viewToken, deepCursor: seed.deepCursor }, parity: problems, cells };
+}
+
 async function main(): Promise<void> {
   const startedAt = new Date();
   mkdirSync(OUT, { recursive: true });
@@ -317,24 +330,30 @@ async function main(): Promise<void> {
     sizes: [],
   };
 
+  // Seed, bodies and parity per size first; then every rep of a cell measures every size back to
+  // back, so the p50 comparison across sizes is not skewed by drift over the minutes between them.
+  const sizes: SizeContext[] = [];
   for (const n of config.sizes) {
     const seedDir = join(OUT, `seed-${n}`);
     const seed = await ensureSeed(seedDir, n, log);
     const saveBody = join(bodiesDir, `save-${n}.json`);
     writeFileSync(saveBody, JSON.stringify({ token: seed.saveToken, scenarioData: saveHousehold }));
     const bodies = { save: saveBody, create: createBody };
-
     const problems = await parity(bundles, seedDir, seed, bodies);
     log(problems.length === 0 ? `N=${n}: parity OK (same statuses, bodies and headers)` : `N=${n}: PARITY PROBLEMS:\n  ${problems.join('\n  ')}`);
+    sizes.push({ n, seedDir, seed, bodies, problems, cells: [] });
+  }
 
-    const cells: CellSummary[] = [];
-    for (const endpoint of config.endpoints) {
-      for (const c of config.concurrency) {
-        const runs: RunResult[] = [];
-        for (let rep = 0; rep < config.reps; rep++) {
-          // Rotate which Worker goes first, so drift (thermal, page cache) falls on all.
-          const workers: WorkerName[] = config.floor ? ['ours', 'base', 'floor'] : ['ours', 'base'];
-          const order = [...workers.slice(rep % workers.length), ...workers.slice(0, rep % workers.length)];
+  const workers: WorkerName[] = config.floor ? ['ours', 'base', 'floor'] : ['ours', 'base'];
+  for (const endpoint of config.endpoints) {
+    for (const c of config.concurrency) {
+      const runs = new Map<number, RunResult[]>(sizes.map((size) => [size.n, []]));
+      for (let rep = 0; rep < config.reps; rep++) {
+        // Rotate which Worker goes first and alternate the order of sizes, so drift (thermal,
+        // page cache, the host's neighbours) falls on all alike.
+        const order = [...workers.slice(rep % workers.length), ...workers.slice(0, rep % workers.length)];
+        for (const size of rep % 2 ? [...sizes].reverse() : sizes) {
+          const { n, seedDir, seed, bodies } = size;
           for (const worker of order) {
             let r = await measure(worker, bundles[worker], seedDir, seed, bodies, endpoint, c, rep);
             for (let attempt = 2; r.background > config.maxBackground && attempt <= config.retries + 1; attempt++) {
@@ -345,7 +364,7 @@ async function main(): Promise<void> {
               r.attempts = attempt;
             }
             if (r.background > config.maxBackground) log(`N=${n} ${endpoint} c=${c} ${worker}: accepted with ${r.background.toFixed(2)} CPUs of other load`);
-            runs.push(r);
+            runs.get(n)?.push(r);
             log(
               `N=${n} ${endpoint} c=${c} rep ${rep + 1}/${config.reps} ${worker}: ${r.wrk.rps.toFixed(0)} req/s, ` +
                 `${r.cpuMsPerRequest.toFixed(3)} CPU ms/req` +
@@ -353,19 +372,23 @@ async function main(): Promise<void> {
             );
           }
         }
-        cells.push({
+      }
+      for (const size of sizes) {
+        const sizeRuns = runs.get(size.n) ?? [];
+        size.cells.push({
           endpoint,
           concurrency: c,
-          ours: summarise(runs.filter((r) => r.worker === 'ours')),
-          base: summarise(runs.filter((r) => r.worker === 'base')),
-          ...(config.floor ? { floor: summarise(runs.filter((r) => r.worker === 'floor')) } : {}),
+          ours: summarise(sizeRuns.filter((r) => r.worker === 'ours')),
+          base: summarise(sizeRuns.filter((r) => r.worker === 'base')),
+          ...(config.floor ? { floor: summarise(sizeRuns.filter((r) => r.worker === 'floor')) } : {}),
         });
       }
+      // Partial results survive an interrupted run.
+      report.sizes = sizes.map(sizeReport);
+      writeFileSync(join(OUT, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
     }
-    report.sizes.push({ n, seed: { seconds: seed.seconds, bytes: seed.bytes, viewToken: seed.viewToken, deepCursor: seed.deepCursor }, parity: problems, cells });
-    // Partial results survive an interrupted run.
-    writeFileSync(join(OUT, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
   }
+  report.sizes = sizes.map(sizeReport);
   rmSync(join(OUT, 'run-state'), { recursive: true, force: true });
   report.finishedAt = new Date().toISOString();
   writeFileSync(join(OUT, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
