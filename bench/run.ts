@@ -5,7 +5,7 @@
 // medians of BENCH_REPS runs alternating ours and the baseline, each on a fresh server and a
 // fresh copy of the seeded database; each rep covers every size back to back. See bench/README.md.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { bundleOurs, bundlePlain, type Bundle } from './lib/bundle.ts';
@@ -41,6 +41,11 @@ const config = {
    * more CPU per request than the later ones, for both Workers; 3 s is past that.
    */
   warmup: Number(env.BENCH_WARMUP ?? (quick ? 1 : 3)),
+  /**
+   * A/A calibration: the baseline in both columns ("ours" is a second copy of it). Every ratio's
+   * distance from 1.00 is then the bench's own noise on this machine, to read the real run against.
+   */
+  aa: env.BENCH_AA === '1',
   /** Also measure the simulator floor (bench/baseline/floor.ts; wrk only). */
   floor: env.BENCH_FLOOR !== '0',
   /** Background load (CPUs' worth, besides workerd and our tree) over which a run is repeated. */
@@ -88,9 +93,18 @@ async function request(target: Target): Promise<Response> {
   });
 }
 
+/**
+ * Where each run's copy of the database lives: in memory (/dev/shm) where there is one. On disk,
+ * the kernel writes a 218 MB copy back about 30 s later (dirty_expire_centisecs), in the middle
+ * of a later run, always the same one of the rotation: measured here as one burst of 208 MB of
+ * writes 30 s after a copy.
+ */
+const STATE_DIR = env.BENCH_STATE_DIR ?? (existsSync('/dev/shm') ? join('/dev/shm', `scenario-bench-${process.pid}`) : join(OUT, 'run-state'));
+process.on('exit', () => rmSync(STATE_DIR, { recursive: true, force: true }));
+
 /** A fresh copy of the seeded database for one server. */
 function freshState(seedDir: string): string {
-  const dir = join(OUT, 'run-state');
+  const dir = STATE_DIR;
   rmSync(dir, { recursive: true, force: true });
   cpSync(seedDir, dir, { recursive: true });
   return dir;
@@ -307,9 +321,11 @@ async function main(): Promise<void> {
   log(`${cellRuns * (config.floor ? 3 : 2)} runs planned, about ${Math.ceil(seconds / 60)} min of load plus seeding`);
 
   log('bundling the service (wrangler deploy --dry-run --minify) and the baseline (esbuild --minify)');
+  const base = await bundlePlain('bench/baseline/worker.ts', join(OUT, 'base'));
+  if (config.aa) log('A/A calibration: the baseline runs in both columns');
   const bundles: Record<WorkerName, Bundle> = {
-    ours: bundleOurs(join(OUT, 'ours')),
-    base: await bundlePlain('bench/baseline/worker.ts', join(OUT, 'base')),
+    ours: config.aa ? base : bundleOurs(join(OUT, 'ours')),
+    base,
     floor: await bundlePlain('bench/baseline/floor.ts', join(OUT, 'floor')),
   };
 
@@ -389,7 +405,7 @@ async function main(): Promise<void> {
     }
   }
   report.sizes = sizes.map(sizeReport);
-  rmSync(join(OUT, 'run-state'), { recursive: true, force: true });
+  rmSync(STATE_DIR, { recursive: true, force: true });
   report.finishedAt = new Date().toISOString();
   writeFileSync(join(OUT, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
   const markdown = formatReport(report);

@@ -77,6 +77,13 @@ export function formatReport(report: Report): string {
   const out: string[] = [];
   const reps = String(report.config.reps);
   out.push(`# Scenario Service benchmark — ${report.startedAt}`, '');
+  if (report.config.aa) {
+    out.push(
+      '**A/A calibration** (`BENCH_AA=1`): the "ours" columns are the raw baseline too, so every ratio below would be 1.00 ' +
+        "on a noiseless machine; its distance from 1.00 is this machine's noise at this many reps.",
+      '',
+    );
+  }
   out.push(
     `Medians of ${reps} run(s) per cell, ours and the raw baseline alternating, each on a fresh workerd and a fresh copy of the ` +
       `seeded D1. req/s: wrk -t1, ${String(report.config.duration)} s. p50/p99: hey, ${String(report.config.heyDuration)} s (0.1 ms resolution). ` +
