@@ -3,7 +3,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { insertAccount } from '../src/db/accounts.ts';
-import { orm } from '../src/db/client.ts';
+import { orm, run } from '../src/db/client.ts';
 import { findIdempotencyRecord } from '../src/db/idempotency.ts';
 import { findScenario, insertScenario } from '../src/db/scenarios.ts';
 import { accounts } from '../src/db/schema.ts';
@@ -34,6 +34,14 @@ describe('the shared drizzle instance', () => {
     expect(results.filter((r) => r !== null && 'token' in r && r.id === row.id)).toHaveLength(24);
     expect(seen).toHaveLength(48);
     for (let i = 0; i < 8; i++) expect(seen.filter((n) => n === `h${i}`)).toHaveLength(6);
+  });
+
+  it('refuses a query that would bind only after an await, when run has let go of the handle', async () => {
+    const late = run(env.DB, async () => {
+      await Promise.resolve();
+      return orm.select().from(accounts).all();
+    });
+    await expect(late).rejects.toMatchObject({ cause: { message: expect.stringMatching(/outside run/) } });
   });
 
   it('refuses a query that names no handle', async () => {
