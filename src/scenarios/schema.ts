@@ -119,7 +119,9 @@ export const ChildSchema = z.strictObject(CHILD_FIELDS).openapi('Child');
 
 /**
  * Cross-field checks run even when a field has failed, so every problem is reported at once;
- * they still need an object to look at (a body of `null` or `[]` has failed already).
+ * they still need an object to look at (a body of `null` or `[]` has failed already). One
+ * exception, zod's: an adult or child list over its cap is refused unparsed, and then no check of
+ * the objects around it runs (the state rules included) — that list's problem comes first.
  */
 const whenObject = { when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value) };
 
