@@ -405,7 +405,6 @@ async function main(): Promise<void> {
     }
   }
   report.sizes = sizes.map(sizeReport);
-  rmSync(STATE_DIR, { recursive: true, force: true });
   report.finishedAt = new Date().toISOString();
   writeFileSync(join(OUT, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
   const markdown = formatReport(report);
