@@ -1,20 +1,21 @@
 // npm run bench: the service against a raw baseline Worker, under the same runtime (workerd via
 // Miniflare's API, a direct socket to the Worker, no wrangler dev proxy), at N seeded scenarios.
 // For each endpoint and concurrency it prints requests/s (wrk, fixed duration), p50/p99 (hey,
-// closed loop) and CPU ms per request of the workerd process (utime+stime from /proc), the
-// medians of BENCH_REPS runs alternating ours and the baseline, each on a fresh server and a
-// fresh copy of the seeded database; each rep covers every size back to back. See bench/README.md.
+// closed loop) and CPU ms per request of the workerd process (utime+stime from /proc): medians of
+// BENCH_REPS reps, each with a fresh server per Worker on a fresh copy of the seeded database and
+// the wrk window cut into 1 s slices alternating between them; each rep covers every size back to
+// back. See bench/README.md.
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { bundleOurs, bundlePlain, type Bundle } from './lib/bundle.ts';
 import { household, prng } from './lib/data.ts';
-import { runHey, runWrk, writeWrkScript, type HeyResult, type Target, type WrkResult } from './lib/load.ts';
+import { runHey, runWrk, writeWrkScript, type Target, type WrkResult } from './lib/load.ts';
 import { formatReport, type CellSummary, type Report, type RunResult } from './lib/report.ts';
 import { ensureSeed, type SeedInfo } from './lib/seed.ts';
 import { backgroundCores, openWindow, waitForQuiet } from './lib/contention.ts';
-import { CLK_TCK, cpuTicks, startServer } from './lib/server.ts';
+import { CLK_TCK, cpuTicks, startServer, type Server } from './lib/server.ts';
 
 const OUT = 'bench/.out';
 const env = process.env;
@@ -94,69 +95,126 @@ async function request(target: Target): Promise<Response> {
 }
 
 /**
- * Where each run's copy of the database lives: in memory (/dev/shm) where there is one. On disk,
- * the kernel writes a 218 MB copy back about 30 s later (dirty_expire_centisecs), in the middle
- * of a later run, always the same one of the rotation: measured here as one burst of 208 MB of
- * writes 30 s after a copy.
+ * Where the servers' copies of the database live: in memory (/dev/shm) where there is one. On
+ * disk, the kernel writes a 218 MB copy back about 30 s later (dirty_expire_centisecs), in the
+ * middle of a later run, always the same one of the rotation: measured here as one burst of
+ * 208 MB of writes 30 s after a copy.
  */
-const STATE_DIR = env.BENCH_STATE_DIR ?? (existsSync('/dev/shm') ? join('/dev/shm', `scenario-bench-${process.pid}`) : join(OUT, 'run-state'));
-process.on('exit', () => rmSync(STATE_DIR, { recursive: true, force: true }));
+const STATE_ROOT = env.BENCH_STATE_DIR ?? (existsSync('/dev/shm') ? join('/dev/shm', `scenario-bench-${process.pid}`) : join(OUT, 'run-state'));
+process.on('exit', () => rmSync(STATE_ROOT, { recursive: true, force: true }));
 
-/** A fresh copy of the seeded database for one server. */
-function freshState(seedDir: string): string {
-  const dir = STATE_DIR;
+/** A fresh copy of the seeded database for one server (`slot` keeps live servers apart). */
+function freshState(seedDir: string, slot: string): string {
+  const dir = join(STATE_ROOT, slot);
   rmSync(dir, { recursive: true, force: true });
   cpSync(seedDir, dir, { recursive: true });
   return dir;
 }
 
-async function measure(
-  worker: WorkerName,
-  bundle: Bundle,
-  seedDir: string,
-  seed: SeedInfo,
-  bodies: { save: string; create: string },
+/** The order of the Workers in slice `i` of rep `rep`: rotated per rep, reversed every other slice (A B, B A, A B …). */
+function sliceOrder(workers: WorkerName[], rep: number, i: number): WorkerName[] {
+  const rotated = [...workers.slice(rep % workers.length), ...workers.slice(0, rep % workers.length)];
+  return i % 2 ? rotated.reverse() : rotated;
+}
+
+interface Live {
+  worker: WorkerName;
+  server: Server;
+  target: Target;
+  script: string;
+  slices: WrkResult[];
+  ticks: number;
+}
+
+/**
+ * One rep of a cell: a fresh server per Worker, all started before any is measured, then the wrk
+ * window cut into 1 s slices that alternate between them (A B B A A B …), then hey on each in turn.
+ * On this machine CPU per request drifts by ±15 % from one second to the next (the host's other
+ * guests; fresh processes 10 s apart differ as much), so Workers measured minutes or even seconds
+ * apart see different machines; alternating slices puts that drift on all of them alike.
+ * A/A with the baseline in both columns (BENCH_AA=1), save at N=100,000, 5 reps: before,
+ * consecutive runs gave 1.11 (c=1); with slices 0.98.
+ */
+async function measureRep(
+  workers: WorkerName[],
+  bundles: Record<WorkerName, Bundle>,
+  size: SizeContext,
   endpoint: Endpoint,
   connections: number,
   rep: number,
-): Promise<RunResult> {
-  const server = await startServer({ scriptPath: bundle.scriptPath, stateDir: freshState(seedDir) });
+): Promise<RunResult[]> {
+  const live: Live[] = [];
   try {
-    const target = targetFor(endpoint, server.url, seed, bodies);
-    const first = await request(target);
-    const text = await first.text();
-    if (first.status !== EXPECTED_STATUS[endpoint]) throw new Error(`${worker} ${endpoint}: status ${first.status}: ${text.slice(0, 500)}`);
-    const script = writeWrkScript(OUT, `${endpoint}-${seed.n}`, target);
-    if (config.warmup > 0) await runWrk(script, target.url, connections, config.warmup);
-    const window = openWindow();
-    const before = cpuTicks(server.pid);
-    const wrk = await runWrk(script, target.url, connections, config.duration);
-    const after = cpuTicks(server.pid);
-    const ticks = after - before;
-    const result: RunResult = {
-      worker,
-      rep,
-      wrk,
-      cpuTicks: ticks,
-      cpuMsPerRequest: (ticks * 1000) / CLK_TCK / Math.max(1, wrk.requests),
-      background: backgroundCores(window, ticks, CLK_TCK),
-      attempts: 1,
-    };
-    let bad = wrk.errorsStatus + wrk.errorsSocket;
-    if (worker !== 'floor') {
-      const heyWindow = openWindow();
-      const hey = await runHey(target, connections, config.heyDuration);
-      const afterHey = cpuTicks(server.pid);
-      result.background = Math.max(result.background, backgroundCores(heyWindow, afterHey - after, CLK_TCK));
-      result.hey = hey;
-      result.heyCpuMsPerRequest = ((afterHey - after) * 1000) / CLK_TCK / Math.max(1, hey.requests);
-      bad += hey.errors + hey.requests - (hey.statuses[String(EXPECTED_STATUS[endpoint])] ?? 0);
+    for (const worker of workers) {
+      const server = await startServer({ scriptPath: bundles[worker].scriptPath, stateDir: freshState(size.seedDir, worker) });
+      const target = targetFor(endpoint, server.url, size.seed, size.bodies);
+      live.push({ worker, server, target, script: writeWrkScript(OUT, `${endpoint}-${size.n}-${worker}`, target), slices: [], ticks: 0 });
+      const first = await request(target);
+      const text = await first.text();
+      if (first.status !== EXPECTED_STATUS[endpoint]) throw new Error(`${worker} ${endpoint}: status ${first.status}: ${text.slice(0, 500)}`);
     }
-    if (bad > 0) log(`WARNING ${worker} ${endpoint} c=${connections}: ${bad} failed requests (wrk status ${wrk.errorsStatus}, socket ${wrk.errorsSocket}; hey ${JSON.stringify(result.hey?.statuses ?? {})}, errors ${result.hey?.errors ?? 0})`);
-    return result;
+    const byName = new Map(live.map((l) => [l.worker, l]));
+    const allTicks = () => live.reduce((sum, l) => sum + cpuTicks(l.server.pid), 0);
+    if (config.warmup > 0) for (const l of live) await runWrk(l.script, l.target.url, connections, config.warmup);
+    let background = 0;
+    for (let i = 0; i < config.duration; i++) {
+      for (const worker of sliceOrder(workers, rep, i)) {
+        const l = byName.get(worker) as Live;
+        const window = openWindow();
+        const everyone = allTicks();
+        const before = cpuTicks(l.server.pid);
+        l.slices.push(await runWrk(l.script, l.target.url, connections, 1));
+        l.ticks += cpuTicks(l.server.pid) - before;
+        background = Math.max(background, backgroundCores(window, allTicks() - everyone, CLK_TCK));
+      }
+    }
+    const results: RunResult[] = [];
+    for (const worker of sliceOrder(workers, rep, 0)) {
+      const l = byName.get(worker) as Live;
+      const wrk = combine(l.slices);
+      const result: RunResult = {
+        worker,
+        rep,
+        wrk,
+        cpuTicks: l.ticks,
+        cpuMsPerRequest: (l.ticks * 1000) / CLK_TCK / Math.max(1, wrk.requests),
+        background,
+        attempts: 1,
+      };
+      let bad = wrk.errorsStatus + wrk.errorsSocket;
+      if (worker !== 'floor') {
+        const window = openWindow();
+        const everyone = allTicks();
+        const before = cpuTicks(l.server.pid);
+        const hey = await runHey(l.target, connections, config.heyDuration);
+        const afterHey = cpuTicks(l.server.pid);
+        result.background = Math.max(result.background, backgroundCores(window, allTicks() - everyone, CLK_TCK));
+        result.hey = hey;
+        result.heyCpuMsPerRequest = ((afterHey - before) * 1000) / CLK_TCK / Math.max(1, hey.requests);
+        bad += hey.errors + hey.requests - (hey.statuses[String(EXPECTED_STATUS[endpoint])] ?? 0);
+      }
+      if (bad > 0) log(`WARNING ${worker} ${endpoint} c=${connections}: ${bad} failed requests (wrk status ${wrk.errorsStatus}, socket ${wrk.errorsSocket}; hey ${JSON.stringify(result.hey?.statuses ?? {})}, errors ${result.hey?.errors ?? 0})`);
+      results.push(result);
+    }
+    return results;
   } finally {
-    await server.dispose();
+    for (const l of live) await l.server.dispose();
   }
+}
+
+/** The slices of one Worker's wrk window as one: totals, and wrk's (reference-only) latencies as the slices' medians. */
+function combine(slices: WrkResult[]): WrkResult {
+  const requests = slices.reduce((sum, s) => sum + s.requests, 0);
+  const seconds = slices.reduce((sum, s) => sum + s.seconds, 0);
+  return {
+    requests,
+    seconds,
+    rps: requests / seconds,
+    errorsStatus: slices.reduce((sum, s) => sum + s.errorsStatus, 0),
+    errorsSocket: slices.reduce((sum, s) => sum + s.errorsSocket, 0),
+    p50Ms: median(slices.map((s) => s.p50Ms)),
+    p99Ms: median(slices.map((s) => s.p99Ms)),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -185,7 +243,7 @@ function normalise(value: Json, tokens: Set<string>): Json {
 }
 
 async function snapshot(bundle: Bundle, seedDir: string, seed: SeedInfo, bodies: { save: string; create: string }) {
-  const server = await startServer({ scriptPath: bundle.scriptPath, stateDir: freshState(seedDir) });
+  const server = await startServer({ scriptPath: bundle.scriptPath, stateDir: freshState(seedDir, 'parity') });
   try {
     const out: Record<string, { status: number; headers: Record<string, string>; body: Json }> = {};
     for (const endpoint of ENDPOINTS) {
@@ -365,24 +423,23 @@ async function main(): Promise<void> {
     for (const c of config.concurrency) {
       const runs = new Map<number, RunResult[]>(sizes.map((size) => [size.n, []]));
       for (let rep = 0; rep < config.reps; rep++) {
-        // Rotate which Worker goes first and alternate the order of sizes, so drift (thermal,
-        // page cache, the host's neighbours) falls on all alike.
-        const order = [...workers.slice(rep % workers.length), ...workers.slice(0, rep % workers.length)];
+        // Alternate the order of sizes, so drift over the minutes falls on both alike.
         for (const size of rep % 2 ? [...sizes].reverse() : sizes) {
-          const { n, seedDir, seed, bodies } = size;
-          for (const worker of order) {
-            let r = await measure(worker, bundles[worker], seedDir, seed, bodies, endpoint, c, rep);
-            for (let attempt = 2; r.background > config.maxBackground && attempt <= config.retries + 1; attempt++) {
-              log(`N=${n} ${endpoint} c=${c} ${worker}: ${r.background.toFixed(2)} CPUs of other load on the machine; waiting for quiet, then repeating`);
-              const waited = await waitForQuiet(config.maxBackground, CLK_TCK, config.quietWait);
-              if (waited >= config.quietWait) log(`the machine stayed busy for ${config.quietWait} s; measuring anyway`);
-              r = await measure(worker, bundles[worker], seedDir, seed, bodies, endpoint, c, rep);
-              r.attempts = attempt;
-            }
-            if (r.background > config.maxBackground) log(`N=${n} ${endpoint} c=${c} ${worker}: accepted with ${r.background.toFixed(2)} CPUs of other load`);
+          const { n } = size;
+          let results = await measureRep(workers, bundles, size, endpoint, c, rep);
+          const contended = () => Math.max(...results.map((r) => r.background));
+          for (let attempt = 2; contended() > config.maxBackground && attempt <= config.retries + 1; attempt++) {
+            log(`N=${n} ${endpoint} c=${c}: ${contended().toFixed(2)} CPUs of other load on the machine; waiting for quiet, then repeating`);
+            const waited = await waitForQuiet(config.maxBackground, CLK_TCK, config.quietWait);
+            if (waited >= config.quietWait) log(`the machine stayed busy for ${config.quietWait} s; measuring anyway`);
+            results = await measureRep(workers, bundles, size, endpoint, c, rep);
+            for (const r of results) r.attempts = attempt;
+          }
+          if (contended() > config.maxBackground) log(`N=${n} ${endpoint} c=${c}: accepted with ${contended().toFixed(2)} CPUs of other load`);
+          for (const r of results) {
             runs.get(n)?.push(r);
             log(
-              `N=${n} ${endpoint} c=${c} rep ${rep + 1}/${config.reps} ${worker}: ${r.wrk.rps.toFixed(0)} req/s, ` +
+              `N=${n} ${endpoint} c=${c} rep ${rep + 1}/${config.reps} ${r.worker}: ${r.wrk.rps.toFixed(0)} req/s, ` +
                 `${r.cpuMsPerRequest.toFixed(3)} CPU ms/req` +
                 (r.hey ? `, hey p50 ${r.hey.p50Ms.toFixed(1)} p99 ${r.hey.p99Ms.toFixed(1)} ms` : ''),
             );
