@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { bundleOurs, bundlePlain, type Bundle } from './lib/bundle.ts';
 import { household, prng } from './lib/data.ts';
 import { runHey, runWrk, writeWrkScript, type Target, type WrkResult } from './lib/load.ts';
-import { formatReport, type CellSummary, type Report, type RunResult } from './lib/report.ts';
+import { formatReport, median, type CellSummary, type Report, type RunResult } from './lib/report.ts';
 import { ensureSeed, type SeedInfo } from './lib/seed.ts';
 import { backgroundCores, openWindow, waitForQuiet } from './lib/contention.ts';
 import { CLK_TCK, cpuTicks, startServer, type Server } from './lib/server.ts';
@@ -132,8 +132,8 @@ interface Live {
  * On this machine CPU per request drifts by ±15 % from one second to the next (the host's other
  * guests; fresh processes 10 s apart differ as much), so Workers measured minutes or even seconds
  * apart see different machines; alternating slices puts that drift on all of them alike.
- * A/A with the baseline in both columns (BENCH_AA=1), save at N=100,000, 5 reps: before,
- * consecutive runs gave 1.11 (c=1); with slices 0.98.
+ * A/A with the baseline in both columns (BENCH_AA=1), save at N=100,000, 5 reps, CPU ratio at
+ * c=1 / c=8: consecutive runs gave 1.11 / 1.02; alternating slices (paired ratios) 1.02 / 0.98.
  */
 async function measureRep(
   workers: WorkerName[],
@@ -317,11 +317,6 @@ async function parity(bundles: Record<'ours' | 'base', Bundle>, seedDir: string,
 
 // ---------------------------------------------------------------------------------------------
 
-const median = (values: number[]) => {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-};
 
 const spread = (xs: number[]) => (xs.length > 1 ? (Math.max(...xs) - Math.min(...xs)) / median(xs) : 0);
 

@@ -73,11 +73,11 @@ const ENDPOINT_LABEL: Record<string, string> = {
   me: '`GET /me`',
 };
 
-const middle = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
+export function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);
   return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-};
+}
 
 /** Ours over the baseline, rep by rep (measured in alternating slices of the same seconds); the medians. */
 export function pairedRatios(cell: CellSummary): { rps: number; cpu: number } {
@@ -89,7 +89,7 @@ export function pairedRatios(cell: CellSummary): { rps: number; cpu: number } {
     rps.push(o.wrk.rps / b.wrk.rps);
     cpu.push(o.cpuMsPerRequest / b.cpuMsPerRequest);
   }
-  return { rps: middle(rps), cpu: middle(cpu) };
+  return { rps: median(rps), cpu: median(cpu) };
 }
 
 export function formatReport(report: Report): string {
