@@ -87,12 +87,15 @@ async function main(): Promise<void> {
         const { scope } = body;
         const expiresAt = body.expires_at === undefined ? null : parseRfc3339(body.expires_at);
         if (expiresAt !== null && expiresAt <= now) fail('--expires must be a future RFC 3339 time');
-        const { key, row } = await issueApiKey(db, account.id, { name: body.name ?? null, scope, expiresAt, now });
+        const issued = await issueApiKey(db, account.id, { name: body.name ?? null, scope, expiresAt, now });
+        if (!issued) fail(`no account ${account.id}`);
+        const { key, row } = issued;
         console.log(`Key ${row.id} for ${account.email} (${scope}). It is shown this once; only its hash is stored:\n\n  ${key}\n`);
         break;
       }
       case 'list-keys': {
         const keys = await listApiKeys(db, id('account'));
+        if (!keys) fail(`no account ${id('account')}`);
         console.table(
           keys.map((k) => ({
             id: k.id,

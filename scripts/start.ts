@@ -46,7 +46,9 @@ async function ensureDevKey(): Promise<string> {
     const account =
       (await findAccountByEmail(db, DEV_EMAIL)) ?? (await insertAccount(db, { name: 'Local Developer', email: DEV_EMAIL, now }));
     if (!account) throw new Error('could not create the development account');
-    const { key } = await issueApiKey(db, account.id, { name: 'development', scope: 'read_write', expiresAt: null, now });
+    const issued = await issueApiKey(db, account.id, { name: 'development', scope: 'read_write', expiresAt: null, now });
+    if (!issued) throw new Error('could not create the development key');
+    const { key } = issued;
     mkdirSync('.wrangler/state', { recursive: true });
     writeFileSync(DEV_KEY_FILE, `${key}\n`, { mode: 0o600 });
     console.log(`Seeded the development account ${DEV_EMAIL} and a key.`);

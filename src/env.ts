@@ -1,6 +1,8 @@
 // The app's context type: the Worker's bindings (generated into worker-configuration.d.ts by
 // `wrangler types`) plus the secrets, and what middleware puts on the context for handlers.
-import type { Db } from './db/client.ts';
+import type { Caller } from './auth/key-check.ts';
+import type { KeyCheck } from './db/api-keys.ts';
+import type { Session } from './db/statement.ts';
 
 export interface Secrets {
   /** Bearer token of the admin API (the account dashboard). Unset: the admin API refuses everyone. */
@@ -11,20 +13,15 @@ export interface Secrets {
 
 export type Bindings = Env & Secrets;
 
-/** The caller, as resolved from a valid API key by the bearer middleware. */
-export interface Caller {
-  accountId: number;
-  keyId: number;
-  scope: 'read' | 'read_write';
-  name: string;
-  email: string;
-}
-
 export interface AppEnv {
   Bindings: Bindings;
   Variables: {
     requestId: string;
-    db: Db;
+    /** The request's D1 session (read-your-writes bookmarks); every query takes it as an argument. */
+    db: Session;
+    /** The presented API key's hash, checked by the request's own statements. */
+    key: KeyCheck;
+    /** The key's account, once D1 accepted the key (set by the route; read by logs, last_used_at). */
     caller: Caller;
   };
 }

@@ -1,6 +1,7 @@
-// The Worker: HTTP requests go to the app; the hourly cron drops idempotency records past 24 hours.
+// The Worker: HTTP requests go to the app; the hourly cron drops stored create replies and delete
+// receipts past 24 hours.
 import { app } from './app.ts';
-import { deleteIdempotencyRecordsBefore } from './db/idempotency.ts';
+import { pruneBefore } from './db/scenarios.ts';
 
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -10,6 +11,6 @@ export { app };
 export default {
   fetch: app.fetch,
   async scheduled(_controller, env) {
-    await deleteIdempotencyRecordsBefore(env.DB, Date.now() - IDEMPOTENCY_TTL_MS);
+    await pruneBefore(env.DB, Date.now() - IDEMPOTENCY_TTL_MS);
   },
 } satisfies ExportedHandler<Env>;

@@ -3,10 +3,10 @@
 // Scripts then use the same query functions as the Worker.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { experimental_readRawConfig, getPlatformProxy } from 'wrangler';
-import type { Db } from '../../src/db/client.ts';
+import type { Session } from '../../src/db/statement.ts';
 
 export interface OpenDatabase {
-  db: Db;
+  db: Session;
   dispose: () => Promise<void>;
 }
 

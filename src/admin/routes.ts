@@ -3,7 +3,7 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { requireAdmin } from '../auth/admin.ts';
 import { issueApiKey } from '../auth/issue-key.ts';
-import { findAccount, insertAccount } from '../db/accounts.ts';
+import { insertAccount } from '../db/accounts.ts';
 import { listApiKeys, revokeApiKey } from '../db/api-keys.ts';
 import type { ApiKey } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
@@ -88,11 +88,7 @@ function toKey(row: ApiKey): z.infer<typeof KeySchema> {
   };
 }
 
-async function requireAccount(c: { get: (k: 'db') => AppEnv['Variables']['db'] }, id: string) {
-  const account = await findAccount(c.get('db'), Number(id));
-  if (!account) throw new ApiError('not_found', 'No account with that id');
-  return account;
-}
+const noAccount = () => new ApiError('not_found', 'No account with that id');
 
 export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(
@@ -146,7 +142,7 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
       },
     }),
     async (c) => {
-      const account = await requireAccount(c, c.req.valid('param').id);
+      const accountId = Number(c.req.valid('param').id);
       const body = c.req.valid('json');
       const now = Date.now();
       const expiresAt = body.expires_at === undefined ? null : parseRfc3339(body.expires_at);
@@ -155,7 +151,9 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
           errors: [{ path: 'expires_at', message: 'must be in the future' }],
         });
       }
-      const { key, row } = await issueApiKey(c.get('db'), account.id, { name: body.name ?? null, scope: body.scope, expiresAt, now });
+      const issued = await issueApiKey(c.get('db'), accountId, { name: body.name ?? null, scope: body.scope, expiresAt, now });
+      if (!issued) throw noAccount();
+      const { key, row } = issued;
       const { last_used_at: _used, revoked_at: _revoked, ...shown } = toKey(row);
       return c.json({ ...shown, key }, 201);
     },
@@ -183,8 +181,8 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
       },
     }),
     async (c) => {
-      const account = await requireAccount(c, c.req.valid('param').id);
-      const keys = await listApiKeys(c.get('db'), account.id);
+      const keys = await listApiKeys(c.get('db'), Number(c.req.valid('param').id));
+      if (!keys) throw noAccount();
       return c.json({ data: keys.map(toKey) }, 200);
     },
   )

@@ -1,7 +1,7 @@
 // GET /scenarios/{token}/chart.svg?exp=&sig= — the chart behind chart_img. No API key: the signed
 // URL is the credential, and it names the account, so the lookup stays account-scoped.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
-import { findScenario } from '../db/scenarios.ts';
+import { findScenarioOfAccount } from '../db/scenarios.ts';
 import type { AppEnv } from '../env.ts';
 import { headers, problemResponses } from '../http/openapi.ts';
 import { ApiError } from '../http/problem.ts';
@@ -57,7 +57,7 @@ export const chartRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     const now = Date.now();
     const check = await verifyChartSignature(c.env, token, exp, sig, now);
     if (!check.ok) throw new ApiError('forbidden', check.reason);
-    const row = await findScenario(c.get('db'), check.accountId, token);
+    const row = await findScenarioOfAccount(c.get('db'), check.accountId, token);
     if (!row) throw new ApiError('not_found', 'No scenario with that token');
     const data = JSON.parse(row.scenarioData) as StoredScenarioData;
     const svg = renderScenarioChart(data, findState(row.stateId)?.name ?? '');

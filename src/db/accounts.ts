@@ -1,24 +1,41 @@
 // Accounts: the owners of keys and scenarios.
-import { eq, sql } from 'drizzle-orm';
-import { orm, run, type Db } from './client.ts';
+import { sql } from 'drizzle-orm';
+import { runOne } from './execute.ts';
 import { accounts, type Account } from './schema.ts';
+import { statement, type RawRow, type Session } from './statement.ts';
+
+function toAccount(row: RawRow): Account {
+  return { id: row.id as number, name: row.name as string, email: row.email as string, createdAt: row.created_at as number };
+}
+
+const insert = statement<{ name: string; email: string; now: number }>(
+  () => sql`insert into ${accounts} (name, email, created_at)
+    values (${sql.placeholder('name')}, ${sql.placeholder('email')}, ${sql.placeholder('now')})
+    on conflict do nothing returning *`,
+);
 
 /** Creates an account; `null` when the e-mail address (in any case) is already taken. */
-export async function insertAccount(db: Db, input: { name: string; email: string; now: number }): Promise<Account | null> {
-  const rows = await run(db, () =>
-    orm.insert(accounts).values({ name: input.name, email: input.email, createdAt: input.now }).onConflictDoNothing().returning(),
-  );
-  return rows[0] ?? null;
+export async function insertAccount(session: Session, input: { name: string; email: string; now: number }): Promise<Account | null> {
+  const [row] = await runOne(session, insert(session, input));
+  return row ? toAccount(row) : null;
 }
 
-export async function findAccount(db: Db, id: number): Promise<Account | null> {
-  return (await run(db, () => orm.select().from(accounts).where(eq(accounts.id, id)).get())) ?? null;
+const byId = statement<{ id: number }>(() => sql`select * from ${accounts} where ${accounts.id} = ${sql.placeholder('id')}`);
+
+export async function findAccount(session: Session, id: number): Promise<Account | null> {
+  const [row] = await runOne(session, byId(session, { id }));
+  return row ? toAccount(row) : null;
 }
 
-export async function listAccounts(db: Db): Promise<Account[]> {
-  return run(db, () => orm.select().from(accounts).orderBy(accounts.id).all());
+const all = statement(() => sql`select * from ${accounts} order by ${accounts.id}`);
+
+export async function listAccounts(session: Session): Promise<Account[]> {
+  return (await runOne(session, all(session, {}))).map(toAccount);
 }
 
-export async function findAccountByEmail(db: Db, email: string): Promise<Account | null> {
-  return (await run(db, () => orm.select().from(accounts).where(sql`lower(${accounts.email}) = lower(${email})`).get())) ?? null;
+const byEmail = statement<{ email: string }>(() => sql`select * from ${accounts} where lower(${accounts.email}) = lower(${sql.placeholder('email')})`);
+
+export async function findAccountByEmail(session: Session, email: string): Promise<Account | null> {
+  const [row] = await runOne(session, byEmail(session, { email }));
+  return row ? toAccount(row) : null;
 }

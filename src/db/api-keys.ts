@@ -1,88 +1,146 @@
-// API keys, looked up by the SHA-256 of the presented key.
-import { and, desc, eq, isNull, lt, or, sql } from 'drizzle-orm';
-import { orm, run, type Db } from './client.ts';
+// API keys, looked up by the SHA-256 of the presented key. Besides the admin queries, this module
+// gives every other query the key check it carries: a request's statements name the account
+// through the key (`accountOfKey`), so the check and the work it guards run in one round trip
+// and a refused key can never let a write through.
+import { sql, type SQL } from 'drizzle-orm';
+import { runBatch, runOne } from './execute.ts';
 import { accounts, apiKeys, type ApiKey, type KeyScope } from './schema.ts';
+import { statement, type RawRow, type Session } from './statement.ts';
 
-// The auth middleware's only query: a key with the account it belongs to, in one round trip.
-const keyWithAccount = orm
-  .select({
-    id: apiKeys.id,
-    scope: apiKeys.scope,
-    expiresAt: apiKeys.expiresAt,
-    revokedAt: apiKeys.revokedAt,
-    lastUsedAt: apiKeys.lastUsedAt,
-    accountId: accounts.id,
-    accountName: accounts.name,
-    accountEmail: accounts.email,
-  })
-  .from(apiKeys)
-  .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
-  .where(eq(apiKeys.keyHash, sql.placeholder('keyHash')))
-  .prepare();
-
-export async function findKeyByHash(db: Db, keyHash: string) {
-  return (await run(db, () => keyWithAccount.get({ keyHash }))) ?? null;
+/** What a request presents: its key's hash, and the time it is judged at (expiry). */
+export interface KeyCheck {
+  keyHash: string;
+  now: number;
 }
 
-export type KeyWithAccount = NonNullable<Awaited<ReturnType<typeof findKeyByHash>>>;
+/** What a statement's key check demands: any live key (`read`) or a live read_write key. */
+export type KeyAccess = 'read' | 'write';
 
-const touch = orm
-  .update(apiKeys)
-  .set({ lastUsedAt: sql`${sql.placeholder('now')}` })
-  .where(and(eq(apiKeys.id, sql.placeholder('keyId')), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, sql.placeholder('staleBefore')))))
-  .prepare();
+/** The WHERE condition on api_keys of a live key with that hash (placeholders keyHash and now). */
+export function liveKey(access: KeyAccess): SQL {
+  const live = sql`${apiKeys.keyHash} = ${sql.placeholder('keyHash')} and ${apiKeys.revokedAt} is null and (${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > ${sql.placeholder('now')})`;
+  return access === 'write' ? sql`${live} and ${apiKeys.scope} = 'read_write'` : live;
+}
+
+/** The account of a live key, as a scalar sub-select: NULL (matching no row) for a refused key. */
+export function accountOfKey(access: KeyAccess): SQL {
+  return sql`(select ${apiKeys.accountId} from ${apiKeys} where ${liveKey(access)})`;
+}
+
+/** A key with the account it belongs to; judged in code (auth/key-check.ts) to tell 401 from 403. */
+export interface KeyWithAccount {
+  id: number;
+  scope: KeyScope;
+  expiresAt: number | null;
+  revokedAt: number | null;
+  lastUsedAt: number | null;
+  accountId: number;
+  accountName: string;
+  accountEmail: string;
+}
+
+/** Sent in the same batch as the work the key guards, so every answer comes from one round trip. */
+export const keyWithAccount = statement<{ keyHash: string }>(
+  () => sql`select ${apiKeys.id} as id, ${apiKeys.scope} as scope, ${apiKeys.expiresAt} as expires_at,
+    ${apiKeys.revokedAt} as revoked_at, ${apiKeys.lastUsedAt} as last_used_at, ${accounts.id} as account_id,
+    ${accounts.name} as account_name, ${accounts.email} as account_email
+    from ${apiKeys} inner join ${accounts} on ${accounts.id} = ${apiKeys.accountId}
+    where ${apiKeys.keyHash} = ${sql.placeholder('keyHash')}`,
+);
+
+export function toKeyWithAccount(row: RawRow | undefined): KeyWithAccount | null {
+  if (!row) return null;
+  return {
+    id: row.id as number,
+    scope: row.scope as KeyScope,
+    expiresAt: row.expires_at as number | null,
+    revokedAt: row.revoked_at as number | null,
+    lastUsedAt: row.last_used_at as number | null,
+    accountId: row.account_id as number,
+    accountName: row.account_name as string,
+    accountEmail: row.account_email as string,
+  };
+}
+
+export async function findKeyByHash(session: Session, keyHash: string): Promise<KeyWithAccount | null> {
+  const [row] = await runOne(session, keyWithAccount(session, { keyHash }));
+  return toKeyWithAccount(row);
+}
+
+export function toApiKey(row: RawRow): ApiKey {
+  return {
+    id: row.id as number,
+    accountId: row.account_id as number,
+    keyHash: row.key_hash as string,
+    prefix: row.prefix as string,
+    name: row.name as string | null,
+    scope: row.scope as KeyScope,
+    createdAt: row.created_at as number,
+    expiresAt: row.expires_at as number | null,
+    lastUsedAt: row.last_used_at as number | null,
+    revokedAt: row.revoked_at as number | null,
+  };
+}
+
+const touch = statement<{ keyId: number; now: number; staleBefore: number }>(
+  () => sql`update ${apiKeys} set ${sql.identifier(apiKeys.lastUsedAt.name)} = ${sql.placeholder('now')}
+    where ${apiKeys.id} = ${sql.placeholder('keyId')}
+    and (${apiKeys.lastUsedAt} is null or ${apiKeys.lastUsedAt} < ${sql.placeholder('staleBefore')})`,
+);
 
 /**
  * Records use of a key, at most once per `granularityMs`: the WHERE clause makes a fresh
  * timestamp a no-op, so concurrent requests do not all write.
  */
-export async function touchKeyLastUsed(db: Db, keyId: number, now: number, granularityMs: number): Promise<void> {
-  await run(db, () => touch.run({ keyId, now, staleBefore: now - granularityMs }));
+export async function touchKeyLastUsed(session: Session, keyId: number, now: number, granularityMs: number): Promise<void> {
+  await runOne(session, touch(session, { keyId, now, staleBefore: now - granularityMs }));
 }
 
+// The key is inserted only if the account exists: one round trip, and no orphan key.
+const insertKey = statement<{
+  accountId: number;
+  keyHash: string;
+  prefix: string;
+  name: string | null;
+  scope: KeyScope;
+  expiresAt: number | null;
+  now: number;
+}>(
+  () => sql`insert into ${apiKeys} (account_id, key_hash, prefix, name, scope, expires_at, created_at)
+    select ${accounts.id}, ${sql.placeholder('keyHash')}, ${sql.placeholder('prefix')}, ${sql.placeholder('name')},
+      ${sql.placeholder('scope')}, ${sql.placeholder('expiresAt')}, ${sql.placeholder('now')}
+    from ${accounts} where ${accounts.id} = ${sql.placeholder('accountId')}
+    returning *`,
+);
+
+/** Stores a key of an account; `null` when there is no such account. */
 export async function insertApiKey(
-  db: Db,
-  input: {
-    accountId: number;
-    keyHash: string;
-    prefix: string;
-    name: string | null;
-    scope: KeyScope;
-    expiresAt: number | null;
-    now: number;
-  },
-): Promise<ApiKey> {
-  const rows = await run(db, () =>
-    orm
-      .insert(apiKeys)
-      .values({
-        accountId: input.accountId,
-        keyHash: input.keyHash,
-        prefix: input.prefix,
-        name: input.name,
-        scope: input.scope,
-        expiresAt: input.expiresAt,
-        createdAt: input.now,
-      })
-      .returning(),
-  );
-  const row = rows[0];
-  if (!row) throw new Error('insert returned no row');
-  return row;
+  session: Session,
+  input: { accountId: number; keyHash: string; prefix: string; name: string | null; scope: KeyScope; expiresAt: number | null; now: number },
+): Promise<ApiKey | null> {
+  const [row] = await runOne(session, insertKey(session, input));
+  return row ? toApiKey(row) : null;
 }
 
-export async function listApiKeys(db: Db, accountId: number): Promise<ApiKey[]> {
-  return run(db, () => orm.select().from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(desc(apiKeys.id)).all());
+const accountExists = statement<{ accountId: number }>(() => sql`select 1 as found from ${accounts} where ${accounts.id} = ${sql.placeholder('accountId')}`);
+const keysOfAccount = statement<{ accountId: number }>(
+  () => sql`select * from ${apiKeys} where ${apiKeys.accountId} = ${sql.placeholder('accountId')} order by ${apiKeys.id} desc`,
+);
+
+/** The keys of an account, newest first; `null` when there is no such account. */
+export async function listApiKeys(session: Session, accountId: number): Promise<ApiKey[] | null> {
+  const [found, keys] = await runBatch(session, [accountExists(session, { accountId }), keysOfAccount(session, { accountId })]);
+  if (!found?.length) return null;
+  return (keys ?? []).map(toApiKey);
 }
+
+const revoke = statement<{ keyId: number; now: number }>(
+  () => sql`update ${apiKeys} set ${sql.identifier(apiKeys.revokedAt.name)} = coalesce(${apiKeys.revokedAt}, ${sql.placeholder('now')})
+    where ${apiKeys.id} = ${sql.placeholder('keyId')} returning *`,
+);
 
 /** Revokes a key; revoking twice keeps the first time. `null` for an unknown key. */
-export async function revokeApiKey(db: Db, keyId: number, now: number): Promise<ApiKey | null> {
-  const rows = await run(db, () =>
-    orm
-      .update(apiKeys)
-      .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, ${now})` })
-      .where(eq(apiKeys.id, keyId))
-      .returning(),
-  );
-  return rows[0] ?? null;
+export async function revokeApiKey(session: Session, keyId: number, now: number): Promise<ApiKey | null> {
+  const [row] = await runOne(session, revoke(session, { keyId, now }));
+  return row ? toApiKey(row) : null;
 }

@@ -1,133 +1,196 @@
-// Scenario queries. Every one takes the account id: no query can reach another account's rows.
-// The hot-path ones are prepared once per isolate (see client.ts), with placeholders for values.
-import { and, asc, desc, eq, gt, lt, sql } from 'drizzle-orm';
-import { orm, run, type Db } from './client.ts';
-import { idempotencyRecords, scenarios, type IdempotencyRecord, type Scenario } from './schema.ts';
+// Scenario statements. Each names its account through the request's key (`accountOfKey`), so no
+// statement can reach another account's rows and none runs for a refused key. The statements
+// only build and bind; scenarios/workflows.ts puts them together into one batch per request and
+// reads the outcome.
+//
+// The writes are written so that running one again after it committed changes nothing (a retry
+// after D1 lost the reply of a committed call must not apply it twice):
+// every write carries the request's change id (random per request, the same on its retries):
+// - a create inserts only if its token is free, and the row it leaves names the change;
+// - a save is skipped when the row already names its change;
+// - a delete leaves a receipt that names its change.
+import { sql, type SQL } from 'drizzle-orm';
+import { accountOfKey, liveKey, type KeyAccess } from './api-keys.ts';
+import { runOne } from './execute.ts';
+import { apiKeys, idempotencyRecords, scenarioDeletions, scenarios, type IdempotencyRecord, type Scenario } from './schema.ts';
+import { statement, type RawRow, type Session } from './statement.ts';
 
-export type NewScenario = Omit<Scenario, 'id' | 'version'>;
+const p = sql.placeholder;
+type Key = { keyHash: string; now: number };
 
-export interface PageRequest {
-  limit: number;
-  /** Items older than this id (the next page, newest first). */
-  startingAfter?: number | undefined;
-  /** Items newer than this id (the previous page). */
-  endingBefore?: number | undefined;
+export function toScenario(row: RawRow): Scenario {
+  return {
+    id: row.id as number,
+    token: row.token as string,
+    accountId: row.account_id as number,
+    stateId: row.state_id as number,
+    scenarioData: row.scenario_data as string,
+    version: row.version as number,
+    changeId: row.change_id as string | null,
+    createdAt: row.created_at as number,
+    updatedAt: row.updated_at as number,
+  };
 }
 
-export interface Page {
-  rows: Scenario[];
-  /** More items exist further in the direction of travel. */
-  hasMore: boolean;
+export function toIdempotencyRecord(row: RawRow): IdempotencyRecord {
+  return {
+    accountId: row.account_id as number,
+    key: row.key as string,
+    requestHash: row.request_hash as string,
+    scenarioToken: row.scenario_token as string,
+    responseStatus: row.response_status as number,
+    responseBody: row.response_body as string,
+    createdAt: row.created_at as number,
+  };
 }
 
-const ofAccount = eq(scenarios.accountId, sql.placeholder('accountId'));
-const byToken = and(eq(scenarios.token, sql.placeholder('token')), ofAccount);
-const pageOf = (where: ReturnType<typeof and>, order: 'asc' | 'desc') =>
-  orm
-    .select()
-    .from(scenarios)
-    .where(where)
-    .orderBy(order === 'asc' ? asc(scenarios.id) : desc(scenarios.id))
-    .limit(sql.placeholder('limit'))
-    .prepare();
-const firstPage = pageOf(ofAccount, 'desc');
-const pageAfter = pageOf(and(ofAccount, lt(scenarios.id, sql.placeholder('cursor'))), 'desc');
-const pageBefore = pageOf(and(ofAccount, gt(scenarios.id, sql.placeholder('cursor'))), 'asc');
+const ownedBy = (access: KeyAccess): SQL => sql`${scenarios.accountId} = ${accountOfKey(access)}`;
+
+// Keyset pagination, newest first, on the (account_id, id) index: each page costs the same however
+// many scenarios the account holds, and creates or deletes elsewhere never shift it.
+export const firstPage = statement<Key & { limit: number }>(
+  () => sql`select * from ${scenarios} where ${ownedBy('read')} order by ${scenarios.id} desc limit ${p('limit')}`,
+);
+export const pageAfter = statement<Key & { limit: number; cursor: number }>(
+  () => sql`select * from ${scenarios} where ${ownedBy('read')} and ${scenarios.id} < ${p('cursor')}
+    order by ${scenarios.id} desc limit ${p('limit')}`,
+);
+export const pageBefore = statement<Key & { limit: number; cursor: number }>(
+  () => sql`select * from ${scenarios} where ${ownedBy('read')} and ${scenarios.id} > ${p('cursor')}
+    order by ${scenarios.id} asc limit ${p('limit')}`,
+);
+
+/** The caller's scenario with that token (no row for another account's token). */
+export const scenarioByToken = statement<Key & { token: string }>(
+  () => sql`select * from ${scenarios} where ${scenarios.token} = ${p('token')} and ${ownedBy('read')}`,
+);
+
+const tokenTaken = sql`exists (select 1 from ${scenarios} where ${scenarios.token} = ${p('token')})`;
+
+export interface NewScenarioValues extends Key {
+  token: string;
+  stateId: number;
+  scenarioData: string;
+  changeId: string;
+}
+
+/** A create without Idempotency-Key: inserted for a live read_write key, if the token is free. */
+export const insertScenario = statement<NewScenarioValues>(
+  () => sql`insert into ${scenarios} (token, account_id, state_id, scenario_data, version, change_id, created_at, updated_at)
+    select ${p('token')}, ${apiKeys.accountId}, ${p('stateId')}, ${p('scenarioData')}, 1, ${p('changeId')}, ${p('now')}, ${p('now')}
+    from ${apiKeys} where ${liveKey('write')} and not ${tokenTaken}`,
+);
+
+export interface IdempotentCreateValues extends NewScenarioValues {
+  idempotencyKey: string;
+  requestHash: string;
+  responseBody: string;
+  /** Records created at or before this are past their 24 hours: a new create may take the key. */
+  staleBefore: number;
+}
 
 /**
- * Keyset pagination, newest first, on the (account_id, id) index: each page costs the same
- * however many scenarios the account holds, and creates or deletes elsewhere never shift it.
+ * The stored reply of an idempotent create, claimed by this request unless a live record holds the
+ * key. Skipped when the token is taken: by this request's own scenario (a retry), or, against odds
+ * of 1 in 10^14, by another (then no record names this token and the workflow draws another).
  */
-export async function listScenarios(db: Db, accountId: number, page: PageRequest): Promise<Page> {
-  const limit = page.limit + 1;
-  const rows = await run(db, () =>
-    page.endingBefore !== undefined
-      ? pageBefore.all({ accountId, cursor: page.endingBefore, limit })
-      : page.startingAfter !== undefined
-        ? pageAfter.all({ accountId, cursor: page.startingAfter, limit })
-        : firstPage.all({ accountId, limit }),
-  );
-  const hasMore = rows.length > page.limit;
-  if (hasMore) rows.pop();
-  if (page.endingBefore !== undefined) rows.reverse();
-  return { rows, hasMore };
+export const claimIdempotencyKey = statement<IdempotentCreateValues>(
+  () => sql`insert into ${idempotencyRecords}
+      (account_id, key, request_hash, scenario_token, response_status, response_body, created_at)
+    select ${apiKeys.accountId}, ${p('idempotencyKey')}, ${p('requestHash')}, ${p('token')}, 201, ${p('responseBody')}, ${p('now')}
+    from ${apiKeys} where ${liveKey('write')} and not ${tokenTaken}
+    on conflict (account_id, key) do update set request_hash = excluded.request_hash,
+      scenario_token = excluded.scenario_token, response_status = excluded.response_status,
+      response_body = excluded.response_body, created_at = excluded.created_at
+    where ${idempotencyRecords.createdAt} <= ${p('staleBefore')}`,
+);
+
+/** The scenario of an idempotent create: inserted only if this request's claim of the key holds. */
+export const insertClaimedScenario = statement<IdempotentCreateValues>(
+  () => sql`insert into ${scenarios} (token, account_id, state_id, scenario_data, version, change_id, created_at, updated_at)
+    select ${p('token')}, ${idempotencyRecords.accountId}, ${p('stateId')}, ${p('scenarioData')}, 1, ${p('changeId')}, ${p('now')}, ${p('now')}
+    from ${idempotencyRecords}
+    where ${idempotencyRecords.accountId} = ${accountOfKey('write')} and ${idempotencyRecords.key} = ${p('idempotencyKey')}
+      and ${idempotencyRecords.scenarioToken} = ${p('token')} and ${idempotencyRecords.createdAt} = ${p('now')}
+      and not ${tokenTaken}`,
+);
+
+/** The record that holds the key after the claim: this request's, or the earlier create's. */
+export const idempotencyRecordByKey = statement<Key & { idempotencyKey: string }>(
+  () => sql`select * from ${idempotencyRecords}
+    where ${idempotencyRecords.accountId} = ${accountOfKey('read')} and ${idempotencyRecords.key} = ${p('idempotencyKey')}`,
+);
+
+export interface SaveValues extends Key {
+  token: string;
+  stateId: number;
+  scenarioData: string;
+  changeId: string;
 }
 
-const findByToken = orm.select().from(scenarios).where(byToken).prepare();
+const saveSet = sql`set scenario_data = ${p('scenarioData')}, state_id = ${p('stateId')}, updated_at = ${p('now')},
+  version = ${scenarios.version} + 1, change_id = ${p('changeId')}`;
+// A save already applied (this request's, on a retry) is never applied again.
+const notYetSaved = sql`${scenarios.changeId} is not ${p('changeId')}`;
 
-export async function findScenario(db: Db, accountId: number, token: string): Promise<Scenario | null> {
-  return (await run(db, () => findByToken.get({ token, accountId }))) ?? null;
-}
-
-const scenarioValues = {
-  token: sql.placeholder('token'),
-  accountId: sql.placeholder('accountId'),
-  stateId: sql.placeholder('stateId'),
-  scenarioData: sql.placeholder('scenarioData'),
-  createdAt: sql.placeholder('createdAt'),
-  updatedAt: sql.placeholder('updatedAt'),
-};
-const insertOne = orm.insert(scenarios).values(scenarioValues).returning().prepare();
-
-export async function insertScenario(db: Db, row: NewScenario): Promise<Scenario> {
-  const [inserted] = await run(db, () => insertOne.all(row));
-  if (!inserted) throw new Error('insert returned no row');
-  return inserted;
-}
+/** Replaces the data of the caller's scenario (last write wins). */
+export const saveScenario = statement<SaveValues>(
+  () => sql`update ${scenarios} ${saveSet} where ${scenarios.token} = ${p('token')} and ${ownedBy('write')} and ${notYetSaved}`,
+);
 
 /**
- * A create with an Idempotency-Key: the scenario and the stored reply commit together or not at
- * all (the record's primary key fails if a concurrent create won the key).
+ * The same, only while the scenario is at one of `versions` (a JSON array, from If-Match): the
+ * check is part of the UPDATE, so of two racing saves with the same If-Match only one can win.
  */
-export async function insertScenarioWithReply(db: Db, row: NewScenario, reply: IdempotencyRecord): Promise<void> {
-  await run(db, () => orm.batch([orm.insert(scenarios).values(row), orm.insert(idempotencyRecords).values(reply)]));
+export const saveScenarioIfVersion = statement<SaveValues & { versions: string }>(
+  () => sql`update ${scenarios} ${saveSet} where ${scenarios.token} = ${p('token')} and ${ownedBy('write')} and ${notYetSaved}
+    and ${scenarios.version} in (select value from json_each(${p('versions')}))`,
+);
+
+export interface DeleteValues extends Key {
+  token: string;
+  changeId: string;
 }
 
-const newData = {
-  scenarioData: sql`${sql.placeholder('scenarioData')}`,
-  stateId: sql`${sql.placeholder('stateId')}`,
-  updatedAt: sql`${sql.placeholder('now')}`,
-  version: sql`${scenarios.version} + 1`,
-};
-const update = orm.update(scenarios).set(newData).where(byToken).returning().prepare();
-// If-Match: the versions arrive as one JSON array, so any number of ETags share one statement.
-const updateIfVersion = orm
-  .update(scenarios)
-  .set(newData)
-  .where(and(byToken, sql`${scenarios.version} in (select value from json_each(${sql.placeholder('versions')}))`))
-  .returning()
-  .prepare();
+/** The receipt, written before the row goes (it is copied from the row, so only for a real delete). */
+export const writeDeletionReceipt = statement<DeleteValues>(
+  () => sql`insert into ${scenarioDeletions} (token, account_id, change_id, deleted_at)
+    select ${scenarios.token}, ${scenarios.accountId}, ${p('changeId')}, ${p('now')} from ${scenarios}
+    where ${scenarios.token} = ${p('token')} and ${ownedBy('write')}
+    on conflict (token) do update set account_id = excluded.account_id, change_id = excluded.change_id,
+      deleted_at = excluded.deleted_at`,
+);
 
-/**
- * Replaces a scenario's data. With `expectedVersions` (from If-Match), the version check is part
- * of the UPDATE, so of two racing saves with the same If-Match only one can win. `null`: no row
- * matched (unknown token, another account's token, or a stale version).
- */
-export async function updateScenarioData(
-  db: Db,
-  accountId: number,
-  token: string,
-  change: { scenarioData: string; stateId: number; now: number; expectedVersions?: number[] | undefined },
-): Promise<Scenario | null> {
-  const values = { token, accountId, scenarioData: change.scenarioData, stateId: change.stateId, now: change.now };
-  const rows = await run(db, () =>
-    change.expectedVersions
-      ? updateIfVersion.all({ ...values, versions: JSON.stringify(change.expectedVersions) })
-      : update.all(values),
-  );
-  return rows[0] ?? null;
+export const deleteScenarioRow = statement<DeleteValues>(
+  () => sql`delete from ${scenarios} where ${scenarios.token} = ${p('token')} and ${ownedBy('write')}`,
+);
+
+/** The stored create replies hold the scenario's data: they go with it. */
+export const deleteScenarioReplies = statement<DeleteValues>(
+  () => sql`delete from ${idempotencyRecords}
+    where ${idempotencyRecords.accountId} = ${accountOfKey('write')} and ${idempotencyRecords.scenarioToken} = ${p('token')}`,
+);
+
+export const deletionReceipt = statement<DeleteValues>(
+  () => sql`select ${scenarioDeletions.changeId} as change_id from ${scenarioDeletions}
+    where ${scenarioDeletions.token} = ${p('token')} and ${scenarioDeletions.accountId} = ${accountOfKey('read')}`,
+);
+
+// The chart's query: its URL's signature names the account, no key is involved.
+const ofAccountByToken = statement<{ accountId: number; token: string }>(
+  () => sql`select * from ${scenarios} where ${scenarios.token} = ${p('token')} and ${scenarios.accountId} = ${p('accountId')}`,
+);
+
+export async function findScenarioOfAccount(session: Session, accountId: number, token: string): Promise<Scenario | null> {
+  const [row] = await runOne(session, ofAccountByToken(session, { accountId, token }));
+  return row ? toScenario(row) : null;
 }
 
-/** Deletes a scenario and the stored create replies that hold its data, atomically. */
-export async function deleteScenario(db: Db, accountId: number, token: string): Promise<boolean> {
-  const [deleted] = await run(db, () =>
-    orm.batch([
-      orm
-        .delete(scenarios)
-        .where(and(eq(scenarios.token, token), eq(scenarios.accountId, accountId)))
-        .returning({ id: scenarios.id }),
-      orm.delete(idempotencyRecords).where(and(eq(idempotencyRecords.accountId, accountId), eq(idempotencyRecords.scenarioToken, token))),
-    ]),
-  );
-  return deleted.length > 0;
+// Housekeeping of the hourly cron.
+const pruneReplies = statement<{ before: number }>(() => sql`delete from ${idempotencyRecords} where ${idempotencyRecords.createdAt} < ${p('before')}`);
+const pruneReceipts = statement<{ before: number }>(() => sql`delete from ${scenarioDeletions} where ${scenarioDeletions.deletedAt} < ${p('before')}`);
+
+/** Removes stored create replies and delete receipts older than `before`. */
+export async function pruneBefore(session: Session, before: number): Promise<void> {
+  await session.batch([pruneReplies(session, { before }), pruneReceipts(session, { before })]);
 }

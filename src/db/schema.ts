@@ -64,6 +64,9 @@ export const scenarios = sqliteTable(
     scenarioData: text('scenario_data').notNull(),
     // Bumped by every save; the ETag and If-Match compare against it.
     version: integer('version').notNull().default(1),
+    // The request that wrote this version (random per request, the same on its retries): a retry
+    // after D1 lost the reply of its committed write recognises the write as its own.
+    changeId: text('change_id'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
@@ -95,6 +98,22 @@ export const idempotencyRecords = sqliteTable(
     // Deleting a scenario removes the stored replies that contain its data.
     index('idempotency_records_scenario_idx').on(t.accountId, t.scenarioToken),
   ],
+);
+
+// Receipts of deletes, kept a day: a delete retried after D1 lost its reply (but committed it)
+// finds its own receipt here and answers 200 instead of 404 (src/scenarios/workflows.ts).
+export const scenarioDeletions = sqliteTable(
+  'scenario_deletions',
+  {
+    token: text('token').primaryKey(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    // Random per delete request; a retry of that request carries the same one.
+    changeId: text('change_id').notNull(),
+    deletedAt: integer('deleted_at').notNull(),
+  },
+  (t) => [index('scenario_deletions_deleted_idx').on(t.deletedAt)],
 );
 
 export type Account = typeof accounts.$inferSelect;

@@ -1,9 +1,12 @@
 // The app's one error handler and its not-found handler: everything leaves as problem+json.
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import { keyRefusal } from '../auth/bearer.ts';
+import { KeyRefusedError, verifyKey } from '../auth/key-check.ts';
+import { DatabaseUnavailableError } from '../db/execute.ts';
 import type { AppEnv } from '../env.ts';
 import { log } from './log.ts';
-import { ApiError, problemResponse } from './problem.ts';
+import { ApiError, problemResponse, type ProblemCode } from './problem.ts';
 import { routeMiss } from './routing.ts';
 
 /** Hono's own exceptions come from body parsing (malformed JSON, content type); name them ours. */
@@ -15,12 +18,40 @@ function fromHttpException(error: HTTPException): ApiError {
   return new ApiError('internal_error', 'Something went wrong on our side');
 }
 
-export const handleError: ErrorHandler<AppEnv> = (error, c) => {
-  if (error instanceof ApiError) return problemResponse(c, error);
-  if (error instanceof HTTPException) return problemResponse(c, fromHttpException(error));
+// A retry after D1's transient faults is usually enough within a second.
+const RETRY_AFTER_SECONDS = '1';
+
+// Problems with what was sent. On a route behind an API key, a refused key is named first (as when
+// keys were checked before anything else): the key is checked then, on this error path only.
+const INPUT_PROBLEMS = new Set<ProblemCode>(['invalid_json', 'invalid_query', 'invalid_header', 'validation_failed', 'not_found']);
+
+export const handleError: ErrorHandler<AppEnv> = async (error, c) => problemResponse(c, await toApiError(error, c));
+
+async function toApiError(error: Error, c: Context<AppEnv>): Promise<ApiError> {
+  if (error instanceof HTTPException) return toApiError(fromHttpException(error), c);
+  if (error instanceof ApiError) {
+    if (error.caller) {
+      c.set('caller', error.caller);
+    } else if (INPUT_PROBLEMS.has(error.code) && c.get('key') && !c.get('caller')) {
+      try {
+        c.set('caller', await verifyKey(c.get('db'), c.get('key'), c.req.method === 'GET' || c.req.method === 'HEAD' ? 'read' : 'write'));
+      } catch (refusal) {
+        return toApiError(refusal as Error, c);
+      }
+    }
+    return error;
+  }
+  if (error instanceof KeyRefusedError) return keyRefusal(c, error.reason);
+  if (error instanceof DatabaseUnavailableError) {
+    return new ApiError(
+      'unavailable',
+      'The database did not answer through several retries. A change is applied whole or not at all: read it back, or retry (a create is safe to retry with an Idempotency-Key)',
+      { headers: { 'Retry-After': RETRY_AFTER_SECONDS } },
+    );
+  }
   logUnexpected(c, error);
-  return problemResponse(c, new ApiError('internal_error', 'Something went wrong on our side; quote the request id if you report it'));
-};
+  return new ApiError('internal_error', 'Something went wrong on our side; quote the request id if you report it');
+}
 
 export const handleNotFound: NotFoundHandler<AppEnv> = (c) => problemResponse(c, routeMiss(c));
 

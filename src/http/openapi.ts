@@ -170,12 +170,13 @@ export function successHeaders(guard: Guard, ...names: HeaderName[]) {
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request', 401: 'Missing or invalid credentials', 403: 'Not allowed', 404: 'Not found',
   405: 'Method not allowed', 409: 'Conflict', 412: 'Precondition failed', 413: 'Payload too large',
-  422: 'Validation failed', 429: 'Rate limited', 500: 'Internal error',
+  422: 'Validation failed', 429: 'Rate limited', 500: 'Internal error', 503: 'Database unavailable',
 };
 
 // Statuses an API-key route answers after the key was accepted (so RateLimit-Policy is sent);
-// 413 can come before authentication (Content-Length), 500 at any point.
-const AFTER_AUTHENTICATION = new Set([400, 403, 404, 409, 412, 422]);
+// 413 can come before authentication (Content-Length), 500 at any point; 503 once D1 stayed
+// unavailable through the retries.
+const AFTER_AUTHENTICATION = new Set([400, 403, 404, 409, 412, 422, 503]);
 
 const EXAMPLE_DETAIL: Record<ProblemCode, string> = {
   invalid_json: 'The request body must be a JSON object sent as Content-Type: application/json',
@@ -193,6 +194,7 @@ const EXAMPLE_DETAIL: Record<ProblemCode, string> = {
   idempotency_conflict: 'This Idempotency-Key was used with a different request body',
   rate_limited: 'This key is over its limit of 600 requests a minute',
   internal_error: 'Something went wrong on our side; quote the request id if you report it',
+  unavailable: 'The database did not answer through several retries. A change is applied whole or not at all: read it back, or retry (a create is safe to retry with an Idempotency-Key)',
 };
 
 /** Where a code reads differently on the admin API or the chart. */
@@ -228,10 +230,10 @@ interface ProblemResponse {
  * The problem responses of a route, one per status, each naming the codes it can carry: in the
  * description, as one example each, and in `x-problem-codes`. The schema stays the plain Problem
  * (narrowing it per response would give generated clients a different error type per status).
- * Routes behind a credential get 401 and 429; every route gets 500.
+ * Routes behind a credential get 401 and 429; every route gets 500, and 503 (every route reads D1).
  */
 export function problemResponses(guard: Guard, ...codes: ProblemCode[]): Record<number, ProblemResponse> {
-  const all: ProblemCode[] = [...(guard === 'public' ? [] : (['unauthorized', 'rate_limited'] as const)), ...codes, 'internal_error'];
+  const all: ProblemCode[] = [...(guard === 'public' ? [] : (['unauthorized', 'rate_limited'] as const)), ...codes, 'internal_error', 'unavailable'];
   const byStatus = new Map<number, ProblemCode[]>();
   for (const code of new Set(all)) {
     const status = PROBLEM_STATUS[code];
@@ -243,6 +245,7 @@ export function problemResponses(guard: Guard, ...codes: ProblemCode[]): Record<
     if (status === 401) extra.push('WWW-Authenticate', 'RateLimit-Policy');
     if (status === 429) extra.push('Retry-After', 'RateLimit-Policy', 'RateLimit');
     if (status === 412) extra.push('ETag');
+    if (status === 503) extra.push('Retry-After');
     if (guard === 'api-key' && AFTER_AUTHENTICATION.has(status)) extra.push('RateLimit-Policy');
     responses[status] = {
       description: `${STATUS_TEXT[status] ?? 'Error'} (code: ${list.join(', ')})`,

@@ -1,6 +1,7 @@
 // Errors as RFC 9457 problem details. Handlers throw `ApiError`; the app's one error handler
 // renders it (and anything unexpected, as a generic 500) through `problemResponse`.
 import type { Context } from 'hono';
+import type { Caller } from '../auth/key-check.ts';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
 export const PROBLEM_STATUS = {
@@ -19,6 +20,7 @@ export const PROBLEM_STATUS = {
   idempotency_conflict: 422,
   rate_limited: 429,
   internal_error: 500,
+  unavailable: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 export type ProblemCode = keyof typeof PROBLEM_STATUS;
@@ -39,6 +41,7 @@ const TITLES: Record<ProblemCode, string> = {
   idempotency_conflict: 'Idempotency key reused with a different request',
   rate_limited: 'Too many requests',
   internal_error: 'Internal server error',
+  unavailable: 'Service unavailable',
 };
 
 export interface FieldError {
@@ -60,13 +63,20 @@ export class ApiError extends Error {
   readonly code: ProblemCode;
   readonly errors: FieldError[] | undefined;
   readonly headers: Record<string, string>;
+  /** Whose key was accepted before the request failed (for the log line and the key's last use). */
+  readonly caller: Caller | undefined;
 
-  constructor(code: ProblemCode, detail: string, options: { errors?: FieldError[]; headers?: Record<string, string> } = {}) {
+  constructor(
+    code: ProblemCode,
+    detail: string,
+    options: { errors?: FieldError[]; headers?: Record<string, string>; caller?: Caller } = {},
+  ) {
     super(detail);
     this.name = 'ApiError';
     this.code = code;
     this.errors = options.errors;
     this.headers = options.headers ?? {};
+    this.caller = options.caller;
   }
 
   get status(): ContentfulStatusCode {

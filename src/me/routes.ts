@@ -5,6 +5,7 @@ import { requireApiKey } from '../auth/bearer.ts';
 import type { AppEnv } from '../env.ts';
 import { jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
 import { validationHook } from '../http/validation.ts';
+import { verifyKey } from '../auth/key-check.ts';
 
 const AccountSchema = z
   .strictObject({
@@ -31,8 +32,9 @@ export const meRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
       ...problemResponses('api-key'),
     },
   }),
-  (c) => {
-    const { name, email } = c.get('caller');
-    return c.json({ name, email }, 200);
+  async (c) => {
+    const caller = await verifyKey(c.get('db'), c.get('key'), 'read');
+    c.set('caller', caller);
+    return c.json({ name: caller.accountName, email: caller.accountEmail }, 200);
   },
 );

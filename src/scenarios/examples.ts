@@ -75,6 +75,7 @@ const row: Scenario = {
   stateId: 36,
   scenarioData: JSON.stringify(toStoredData(parsed(EXAMPLE_CREATE_BODY.scenarioData), TOKEN)),
   version: 1,
+  changeId: null,
   createdAt: CREATED_AT,
   updatedAt: CREATED_AT,
 };

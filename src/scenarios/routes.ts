@@ -5,24 +5,11 @@ import type { Context } from 'hono';
 import { requireApiKey } from '../auth/bearer.ts';
 import { sha256Hex } from '../auth/api-key.ts';
 import { signChartUrl } from '../chart/signing.ts';
-import { isUniqueViolation } from '../db/errors.ts';
-import { findIdempotencyRecord } from '../db/idempotency.ts';
-import type { IdempotencyRecord } from '../db/schema.ts';
-import {
-  deleteScenario,
-  findScenario,
-  insertScenario,
-  insertScenarioWithReply,
-  listScenarios,
-  updateScenarioData,
-  type NewScenario,
-} from '../db/scenarios.ts';
 import type { AppEnv } from '../env.ts';
 import { etagFor, noneMatchHits, parseIfMatch } from '../http/conditional.ts';
 import { jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
 import { ApiError } from '../http/problem.ts';
 import { validationHook } from '../http/validation.ts';
-import { toStoredData, stateIdOf } from './data.ts';
 import { EXAMPLE_CREATE_BODY, EXAMPLE_LIST, EXAMPLE_SAVE_BODY, exampleDetail } from './examples.ts';
 import {
   DeletedResponseSchema,
@@ -30,11 +17,10 @@ import {
   ScenarioListSchema,
   toDetailResponse,
   toListItem,
-  type ScenarioDetailResponse,
 } from './forms.ts';
 import { expiredAt, parseRetentionDays } from './retention.ts';
 import { CreateScenarioBodySchema, SaveScenarioBodySchema, TOKEN_PATTERN, type ScenarioDataInput } from './schema.ts';
-import { generateScenarioToken } from './token.ts';
+import { createScenario, deleteScenario, listScenarios, saveScenario, viewScenario } from './workflows.ts';
 
 const routesBase = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
@@ -70,8 +56,6 @@ const ListQuery = z.strictObject({
   ending_before: cursor('Same as endding_before'),
 });
 
-const NOT_FOUND = 'No scenario with that token';
-const notFound = () => new ApiError('not_found', NOT_FOUND);
 // Entity-tag lists (RFC 9110). The bounds are stated for clients, not enforced: a value outside
 // them can match no ETag, which is already what it gets (412 for If-Match, a full reply otherwise).
 const conditionalHeader = (description: string) =>
@@ -84,8 +68,8 @@ function origin(c: Context): string {
   return new URL(c.req.url).origin;
 }
 
-function chartUrl(c: Context<AppEnv>, token: string, now: number): Promise<string> {
-  return signChartUrl(c.env, origin(c), c.get('caller').accountId, token, now);
+function chartUrl(c: Context<AppEnv>, token: string): Promise<string> {
+  return signChartUrl(c.env, origin(c), c.get('caller').accountId, token, c.get('key').now);
 }
 
 function dataOf(body: { scenarioData?: ScenarioDataInput | undefined; scenario_data?: ScenarioDataInput | undefined }): ScenarioDataInput {
@@ -127,15 +111,15 @@ const listCreateViewRoutes = routesBase
           errors: [{ path: 'starting_after', message: 'cannot be combined with endding_before' }],
         });
       }
-      const caller = c.get('caller');
-      const page = await listScenarios(c.get('db'), caller.accountId, {
+      const key = c.get('key');
+      const page = await listScenarios(c.get('db'), key, {
         limit: query.limit === undefined ? 10 : Number(query.limit),
         startingAfter: query.starting_after === undefined ? undefined : Number(query.starting_after),
         endingBefore: endingBefore === undefined ? undefined : Number(endingBefore),
       });
+      c.set('caller', page.caller);
       const retention = parseRetentionDays(c.env.SCENARIO_RETENTION_DAYS);
-      const now = Date.now();
-      return c.json({ data: page.rows.map((row) => toListItem(row, expiredAt(row.updatedAt, retention, now))), has_more: page.hasMore }, 200);
+      return c.json({ data: page.rows.map((row) => toListItem(row, expiredAt(row.updatedAt, retention, key.now))), has_more: page.hasMore }, 200);
     },
   )
   .openapi(
@@ -173,53 +157,13 @@ const listCreateViewRoutes = routesBase
     async (c) => {
       const input = dataOf(c.req.valid('json'));
       const idempotencyKey = c.req.valid('header')['idempotency-key'];
-      const db = c.get('db');
-      const { accountId } = c.get('caller');
-      const requestHash = idempotencyKey === undefined ? '' : await sha256Hex(JSON.stringify(input));
-
-      if (idempotencyKey !== undefined) {
-        const earlier = await findIdempotencyRecord(db, accountId, idempotencyKey);
-        if (earlier) return replay(c, earlier, requestHash);
-      }
-
-      for (let attempt = 0; ; attempt++) {
-        const now = Date.now();
-        const token = generateScenarioToken();
-        const stored = toStoredData(input, token);
-        const row: NewScenario = {
-          token,
-          accountId,
-          stateId: stateIdOf(input),
-          scenarioData: JSON.stringify(stored),
-          createdAt: now,
-          updatedAt: now,
-        };
-        const body = toDetailResponse(row, stored, await chartUrl(c, token, now), 'Scenario created');
-        try {
-          if (idempotencyKey === undefined) {
-            await insertScenario(db, row);
-          } else {
-            await insertScenarioWithReply(db, row, {
-              accountId,
-              key: idempotencyKey,
-              requestHash,
-              scenarioToken: token,
-              responseStatus: 201,
-              responseBody: JSON.stringify(body),
-              createdAt: now,
-            });
-          }
-          return c.json(body, 201, { Location: `${origin(c)}/scenarios/${token}`, ETag: etagFor(1) });
-        } catch (error) {
-          if (!isUniqueViolation(error) || attempt >= 3) throw error;
-          // Either a concurrent request with the same key won (replay its reply) or, against odds
-          // of 1 in 10^14 per scenario, the token was taken (try another).
-          if (idempotencyKey !== undefined) {
-            const winner = await findIdempotencyRecord(db, accountId, idempotencyKey);
-            if (winner) return replay(c, winner, requestHash);
-          }
-        }
-      }
+      const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, requestHash: await sha256Hex(JSON.stringify(input)) };
+      const created = await createScenario(c.get('db'), c.get('key'), input, crypto.randomUUID(), idempotency);
+      c.set('caller', created.caller);
+      created.body.data.scenario.chart_img = await chartUrl(c, created.token);
+      // A replay names the version its first reply named: 1.
+      const headers = { Location: `${origin(c)}/scenarios/${created.token}`, ETag: etagFor(1) };
+      return c.json(created.body, 201, created.replayed ? { ...headers, 'Idempotent-Replayed': 'true' } : headers);
     },
   )
   .openapi(
@@ -249,12 +193,11 @@ const listCreateViewRoutes = routesBase
     }),
     async (c) => {
       const { token } = c.req.valid('param');
-      const row = await findScenario(c.get('db'), c.get('caller').accountId, token);
-      if (!row) throw notFound();
-      const etag = etagFor(row.version);
+      const { caller, scenario } = await viewScenario(c.get('db'), c.get('key'), token);
+      c.set('caller', caller);
+      const etag = etagFor(scenario.version);
       if (noneMatchHits(c.req.valid('header')['if-none-match'], etag)) return c.body(null, 304, { ETag: etag });
-      const url = await chartUrl(c, token, Date.now());
-      return c.json(toDetailResponse(row, row.scenarioData, url, 'Scenario found'), 200, { ETag: etag });
+      return c.json(toDetailResponse(scenario, scenario.scenarioData, await chartUrl(c, token), 'Scenario found'), 200, { ETag: etag });
     },
   );
 
@@ -286,27 +229,12 @@ function saveRoute<M extends 'post' | 'put'>(method: M) {
 
 const saveHandler = async (c: Context<AppEnv>, body: z.infer<typeof SaveScenarioBodySchema>, ifMatch: string | undefined) => {
   const token = String(body.token);
-  const input = dataOf(body);
-  const db = c.get('db');
-  const { accountId } = c.get('caller');
   const condition = ifMatch === undefined ? undefined : parseIfMatch(ifMatch);
-  const stored = toStoredData(input, token);
-  const now = Date.now();
-  const saved = await updateScenarioData(db, accountId, token, {
-    scenarioData: JSON.stringify(stored),
-    stateId: stateIdOf(input),
-    now,
-    expectedVersions: condition && !condition.any ? condition.versions : undefined,
-  });
-  if (!saved) {
-    const current = condition ? await findScenario(db, accountId, token) : null;
-    if (!current) throw notFound();
-    throw new ApiError('precondition_failed', 'The scenario has changed since that ETag; fetch it again and reapply your change', {
-      headers: { ETag: etagFor(current.version) },
-    });
-  }
-  const url = await chartUrl(c, token, now);
-  return { body: toDetailResponse(saved, stored, url, 'Scenario saved'), etag: etagFor(saved.version) };
+  const versions = condition && !condition.any ? condition.versions : undefined;
+  const saved = await saveScenario(c.get('db'), c.get('key'), token, dataOf(body), crypto.randomUUID(), versions);
+  c.set('caller', saved.caller);
+  const url = await chartUrl(c, token);
+  return { body: toDetailResponse(saved.scenario, saved.stored, url, 'Scenario saved'), etag: etagFor(saved.scenario.version) };
 };
 
 function deleteRoute<P extends '/{token}/delete' | '/{token}'>(path: P) {
@@ -351,17 +279,5 @@ export const scenarioRoutes = listCreateViewRoutes
   });
 
 async function removeScenario(c: Context<AppEnv>, token: string): Promise<void> {
-  const deleted = await deleteScenario(c.get('db'), c.get('caller').accountId, token);
-  if (!deleted) throw notFound();
-}
-
-/** Returns the reply stored for an Idempotency-Key, with a freshly signed chart URL. */
-async function replay(c: Context<AppEnv>, record: IdempotencyRecord, requestHash: string) {
-  if (record.requestHash !== requestHash) {
-    throw new ApiError('idempotency_conflict', 'This Idempotency-Key was used with a different request body');
-  }
-  const body = JSON.parse(record.responseBody) as ScenarioDetailResponse;
-  body.data.scenario.chart_img = await chartUrl(c, record.scenarioToken, Date.now());
-  // The first reply named version 1; its replay does too.
-  return c.json(body, 201, { Location: `${origin(c)}/scenarios/${record.scenarioToken}`, ETag: etagFor(1), 'Idempotent-Replayed': 'true' });
+  c.set('caller', await deleteScenario(c.get('db'), c.get('key'), token, crypto.randomUUID()));
 }

@@ -1,0 +1,60 @@
+// Running statements on D1, with D1's transient faults retried (exponential backoff with jitter,
+// p-retry). Every statement and batch the service sends is written so that running it again
+// after it committed changes nothing and still reports what happened (see scenarios/workflows.ts),
+// so a retry can never apply a write twice; when the retries run out the caller gets
+// DatabaseUnavailableError, which the app answers with 503.
+import pRetry from 'p-retry';
+import type { RawRow, Session } from './statement.ts';
+
+// D1's own words for faults after which the same call can succeed (Cloudflare's D1 docs, "Retry
+// queries"; the first three are the ones its read-replication template retries).
+const TRANSIENT = [
+  'Network connection lost',
+  'storage caused object to be reset',
+  'reset because its code was updated',
+  'Cannot resolve D1 DB due to transient issue',
+  'Internal error in D1 DB storage',
+  'D1 DB is overloaded',
+];
+
+/** True for an error D1 may not give again on the next try (drizzle or D1 may wrap it as `cause`). */
+export function isTransientD1Error(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (TRANSIENT.some((text) => e instanceof Error && e.message.includes(text))) return true;
+  }
+  return false;
+}
+
+/** D1 stayed unavailable through every retry; nothing the request asked for is half-done. */
+export class DatabaseUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super('D1 is unavailable', { cause });
+    this.name = 'DatabaseUnavailableError';
+  }
+}
+
+/**
+ * 4 tries within about a second: waits of 40–80, 80–160 and 160–320 ms (doubling, jittered by
+ * p-retry's `randomize`), so a user waits at most ~0.6 s plus the tries themselves.
+ */
+const RETRY = { retries: 3, factor: 2, minTimeout: 40, maxTimeout: 320, randomize: true, maxRetryTime: 1500 } as const;
+
+async function withRetries<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await pRetry(call, { ...RETRY, shouldRetry: ({ error }) => isTransientD1Error(error) });
+  } catch (error) {
+    throw isTransientD1Error(error) ? new DatabaseUnavailableError(error) : error;
+  }
+}
+
+/** Runs statements as one D1 batch (one round trip, one transaction); the rows of each, in order. */
+export async function runBatch(session: Session, statements: D1PreparedStatement[]): Promise<RawRow[][]> {
+  const results = await withRetries(() => session.batch<RawRow>(statements));
+  return results.map((result) => result.results);
+}
+
+/** Runs one statement (one round trip); its rows. */
+export async function runOne(session: Session, statement: D1PreparedStatement): Promise<RawRow[]> {
+  const result = await withRetries(() => statement.all<RawRow>());
+  return result.results;
+}

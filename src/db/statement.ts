@@ -1,0 +1,27 @@
+// How every query reaches D1: drizzle renders a statement's SQL once per isolate (on first use,
+// so an isolate's start-up builds none), with named placeholders for its values; each call binds
+// those values and runs the statement on the session it is given. No handle is held between
+// calls, so a query can only ever run on the session its caller passed in.
+import { fillPlaceholders, type SQL } from 'drizzle-orm';
+import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
+
+/** The database binding, or one request's D1 session on it (the same prepare/batch surface). */
+export type Session = D1Database | D1DatabaseSession;
+
+/** A D1 row as D1 returns it: column names (snake_case) to values. */
+export type RawRow = Record<string, unknown>;
+
+/** A statement ready to bind: `(session, values) => D1PreparedStatement`. */
+export type Statement<Values extends object> = (session: Session, values: Values) => D1PreparedStatement;
+
+/**
+ * Defines a statement. `build` runs once, the first time the statement is bound; the rendered SQL
+ * and parameter list are kept (text that never changes, the same for every request).
+ */
+export function statement<Values extends object = Record<string, never>>(build: () => SQL): Statement<Values> {
+  let rendered: { sql: string; params: unknown[] } | undefined;
+  return (session, values) => {
+    rendered ??= new SQLiteSyncDialect().sqlToQuery(build());
+    return session.prepare(rendered.sql).bind(...fillPlaceholders(rendered.params, values as Record<string, unknown>));
+  };
+}

@@ -1,0 +1,193 @@
+// What each scenario request does with D1, as one batch (one round trip, one transaction) on the
+// session it is given: the key's row (to name a refusal without asking again), the statements the
+// key guards, and a read of the outcome. The routes only validate, call one of these and shape the
+// reply; nothing here knows HTTP.
+//
+// D1 may fail a call after committing it (the reply is lost): execute.ts then runs the same batch
+// again, and each batch below recognises its own earlier commit in the outcome it reads back, by
+// the change id the route draws per request (`changeId`), so the answer is the one the first try
+// would have given.
+import { judgeKey, type Caller } from '../auth/key-check.ts';
+import { keyWithAccount, toKeyWithAccount, type KeyAccess, type KeyCheck } from '../db/api-keys.ts';
+import { runBatch } from '../db/execute.ts';
+import type { Scenario } from '../db/schema.ts';
+import {
+  claimIdempotencyKey,
+  deleteScenarioReplies,
+  deleteScenarioRow,
+  deletionReceipt,
+  firstPage,
+  idempotencyRecordByKey,
+  insertClaimedScenario,
+  insertScenario,
+  pageAfter,
+  pageBefore,
+  saveScenario as saveStatement,
+  saveScenarioIfVersion,
+  scenarioByToken,
+  toIdempotencyRecord,
+  toScenario,
+  writeDeletionReceipt,
+} from '../db/scenarios.ts';
+import type { RawRow, Session } from '../db/statement.ts';
+import { etagFor } from '../http/conditional.ts';
+import { ApiError } from '../http/problem.ts';
+import { stateIdOf, toStoredData, type StoredScenarioData } from './data.ts';
+import { toDetailResponse, type ScenarioDetailResponse } from './forms.ts';
+import type { ScenarioDataInput } from './schema.ts';
+import { generateScenarioToken } from './token.ts';
+
+const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** A new token is drawn when one is taken (odds of 1 in 10^14 per scenario); more is a bug. */
+const TOKEN_DRAWS = 3;
+
+/** Runs `statements` after the key's row, and judges the key; the statements' rows follow. */
+async function withKey(session: Session, key: KeyCheck, access: KeyAccess, statements: D1PreparedStatement[]) {
+  const [keyRows, ...results] = await runBatch(session, [keyWithAccount(session, key), ...statements]);
+  const caller = judgeKey(toKeyWithAccount(keyRows?.[0]), access, key.now);
+  return { caller, results: results as RawRow[][] };
+}
+
+const notFound = (caller: Caller) => new ApiError('not_found', 'No scenario with that token', { caller });
+
+export interface PageRequest {
+  limit: number;
+  /** Items older than this id (the next page, newest first). */
+  startingAfter?: number | undefined;
+  /** Items newer than this id (the previous page). */
+  endingBefore?: number | undefined;
+}
+
+/** A page of the caller's scenarios, newest first, and whether more lie in the direction of travel. */
+export async function listScenarios(session: Session, key: KeyCheck, page: PageRequest) {
+  const limit = page.limit + 1;
+  const query =
+    page.endingBefore !== undefined
+      ? pageBefore(session, { ...key, limit, cursor: page.endingBefore })
+      : page.startingAfter !== undefined
+        ? pageAfter(session, { ...key, limit, cursor: page.startingAfter })
+        : firstPage(session, { ...key, limit });
+  const { caller, results } = await withKey(session, key, 'read', [query]);
+  const rows = (results[0] ?? []).map(toScenario);
+  const hasMore = rows.length > page.limit;
+  if (hasMore) rows.pop();
+  if (page.endingBefore !== undefined) rows.reverse();
+  return { caller, rows, hasMore };
+}
+
+/** One of the caller's scenarios; 404 for an unknown token or another account's. */
+export async function viewScenario(session: Session, key: KeyCheck, token: string) {
+  const { caller, results } = await withKey(session, key, 'read', [scenarioByToken(session, { ...key, token })]);
+  const row = results[0]?.[0];
+  if (!row) throw notFound(caller);
+  return { caller, scenario: toScenario(row) };
+}
+
+export interface Created {
+  caller: Caller;
+  token: string;
+  /** The detail form, chart_img left empty: the route signs it for the caller's origin. */
+  body: ScenarioDetailResponse;
+  /** A replay of the reply an earlier create gave for the same Idempotency-Key. */
+  replayed: boolean;
+}
+
+/**
+ * POST /scenarios. With an Idempotency-Key, the claim of the key, the scenario and the stored reply
+ * go in the same batch, and the outcome read back is the record holding the key: this request's
+ * (created), or an earlier create's (replayed, or 422 for another body). Racing creates with one
+ * key can therefore never both create.
+ */
+export async function createScenario(
+  session: Session,
+  key: KeyCheck,
+  input: ScenarioDataInput,
+  changeId: string,
+  idempotency?: { key: string; requestHash: string },
+): Promise<Created> {
+  const now = key.now;
+  for (let draw = 1; ; draw++) {
+    const token = generateScenarioToken();
+    const stored = toStoredData(input, token);
+    const values = { ...key, token, stateId: stateIdOf(input), scenarioData: JSON.stringify(stored), changeId };
+    const body = toDetailResponse({ token, stateId: values.stateId, createdAt: now }, stored, '', 'Scenario created');
+
+    if (!idempotency) {
+      const { caller, results } = await withKey(session, key, 'write', [insertScenario(session, values), scenarioByToken(session, { ...key, token })]);
+      // Ours if it names this request's change (a retry finds it so too); else the token was taken.
+      if (results[1]?.[0]?.change_id === changeId) return { caller, token, body, replayed: false };
+      if (draw >= TOKEN_DRAWS) throw new Error('could not draw a free scenario token');
+      continue;
+    }
+
+    const claim = { ...values, idempotencyKey: idempotency.key, requestHash: idempotency.requestHash, responseBody: JSON.stringify(body), staleBefore: now - IDEMPOTENCY_TTL_MS };
+    const { caller, results } = await withKey(session, key, 'write', [
+      claimIdempotencyKey(session, claim),
+      insertClaimedScenario(session, claim),
+      idempotencyRecordByKey(session, { ...key, idempotencyKey: idempotency.key }),
+    ]);
+    const recordRow = results[2]?.[0];
+    if (!recordRow) {
+      // The key is live (judged above), so the claim was skipped for a taken token: draw again.
+      if (draw >= TOKEN_DRAWS) throw new Error('could not draw a free scenario token');
+      continue;
+    }
+    const record = toIdempotencyRecord(recordRow);
+    if (record.scenarioToken === token) return { caller, token, body, replayed: false };
+    if (record.requestHash !== idempotency.requestHash) {
+      throw new ApiError('idempotency_conflict', 'This Idempotency-Key was used with a different request body', { caller });
+    }
+    return { caller, token: record.scenarioToken, body: JSON.parse(record.responseBody) as ScenarioDetailResponse, replayed: true };
+  }
+}
+
+export interface Saved {
+  caller: Caller;
+  scenario: Scenario;
+  stored: StoredScenarioData;
+}
+
+/**
+ * POST /scenarios/save. `versions` (from If-Match; omitted for none or `*`) makes the version
+ * check part of the UPDATE. The row read back tells saved (it holds this save), 412 (it is at
+ * another version) and 404 (no row) apart in the same round trip.
+ */
+export async function saveScenario(
+  session: Session,
+  key: KeyCheck,
+  token: string,
+  input: ScenarioDataInput,
+  changeId: string,
+  versions?: number[],
+): Promise<Saved> {
+  const stored = toStoredData(input, token);
+  const values = { ...key, token, stateId: stateIdOf(input), scenarioData: JSON.stringify(stored), changeId };
+  const update = versions ? saveScenarioIfVersion(session, { ...values, versions: JSON.stringify(versions) }) : saveStatement(session, values);
+  const { caller, results } = await withKey(session, key, 'write', [update, scenarioByToken(session, { ...key, token })]);
+  const row = results[1]?.[0];
+  if (!row) throw notFound(caller);
+  const scenario = toScenario(row);
+  if (scenario.changeId !== changeId) {
+    throw new ApiError('precondition_failed', 'The scenario has changed since that ETag; fetch it again and reapply your change', {
+      headers: { ETag: etagFor(scenario.version) },
+      caller,
+    });
+  }
+  return { caller, scenario, stored };
+}
+
+/**
+ * DELETE /scenarios/{token}: the scenario and its stored create replies, with a receipt naming this
+ * request's change, read back to tell deleted from 404.
+ */
+export async function deleteScenario(session: Session, key: KeyCheck, token: string, changeId: string): Promise<Caller> {
+  const values = { ...key, token, changeId };
+  const { caller, results } = await withKey(session, key, 'write', [
+    writeDeletionReceipt(session, values),
+    deleteScenarioRow(session, values),
+    deleteScenarioReplies(session, values),
+    deletionReceipt(session, values),
+  ]);
+  if (results[3]?.[0]?.change_id !== changeId) throw notFound(caller);
+  return caller;
+}
