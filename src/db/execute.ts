@@ -34,10 +34,10 @@ export class DatabaseUnavailableError extends Error {
 }
 
 /**
- * 4 tries within about a second: waits of 40–80, 80–160 and 160–320 ms (doubling, jittered by
- * p-retry's `randomize`), so a user waits at most ~0.6 s plus the tries themselves.
+ * 5 tries within about two seconds: waits of 40–80, 80–160, 160–320 and 320–640 ms (doubling,
+ * jittered by p-retry's `randomize`), so a user waits at most ~1.2 s plus the tries themselves.
  */
-const RETRY = { retries: 3, factor: 2, minTimeout: 40, maxTimeout: 320, randomize: true, maxRetryTime: 1500 } as const;
+const RETRY = { retries: 4, factor: 2, minTimeout: 40, maxTimeout: 640, randomize: true, maxRetryTime: 2000 } as const;
 
 async function withRetries<T>(call: () => Promise<T>): Promise<T> {
   try {
