@@ -341,6 +341,24 @@ async function measure(endpoint: Endpoint, sites: Site[]): Promise<Row> {
   return row;
 }
 
+/**
+ * Timings and counts that disagree: the round trips the clock saw differ from the ones the proxy
+ * counted by half a round trip or more (say, D1 reached through something else than the binding
+ * the Worker's fetch was given, or a delay that is not real time).
+ */
+function disagreements(rows: Row[], delay: number): string[] {
+  const out: string[] = [];
+  for (const row of rows) {
+    const zero = row.byDelay[0];
+    const slow = row.byDelay[delay];
+    if (!zero || !slow) continue;
+    const effective = (median(slow.samples.map((s) => s.ms)) - median(zero.samples.map((s) => s.ms))) / delay;
+    const counted = median(slow.samples.map((s) => s.awaited));
+    if (Math.abs(effective - counted) >= 0.5) out.push(`${row.endpoint}: ${effective.toFixed(2)} round trips by the clock, ${counted} counted by the proxy`);
+  }
+  return out;
+}
+
 function formatTable(rows: Row[], delay: number): string {
   const f1 = (ms: number) => ms.toFixed(1);
   const lines = [
@@ -402,6 +420,8 @@ async function main(): Promise<void> {
       );
     }
 
+    const problems = disagreements(rows, config.delay);
+    for (const line of problems) log(`WARNING ${line}`);
     const dirty = git(['status', '--porcelain', '--', 'src', 'bench', 'wrangler.toml', 'package.json']) !== '';
     const command = `${Object.entries(env).filter(([k]) => k.startsWith('BENCH_LATENCY_')).map(([k, v]) => `${k}=${v} `).join('')}npm run bench:latency`;
     const markdown = [
@@ -419,6 +439,7 @@ async function main(): Promise<void> {
         `(p50 at ${config.delay} ms − p50 at 0 ms) / ${config.delay}. Round trips after the reply: per request, started in waitUntil ` +
         `and not awaited by the caller (at ${config.delay} ms).`,
       '',
+      ...(problems.length === 0 ? [] : ['**The clock and the proxy disagree** (is D1 reached without the binding given to fetch?):', '', ...problems.map((p) => `- ${p}`), '']),
     ].join('\n');
     writeFileSync(join(OUT, 'latency.md'), markdown);
     writeFileSync(join(OUT, 'latency.json'), `${JSON.stringify({ startedAt: startedAt.toISOString(), command, config, rows }, null, 2)}\n`);
