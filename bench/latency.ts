@@ -427,7 +427,7 @@ async function main(): Promise<void> {
     const markdown = [
       `# D1 round trips per request`,
       '',
-      `\`${command}\`, ${startedAt.toISOString()} – ${new Date().toISOString()}, commit ${git(['rev-parse', '--short', 'HEAD'])}${dirty ? ' with uncommitted changes' : ''}, ` +
+      `\`${command}\`, ${startedAt.toISOString()} – ${new Date().toISOString()}, commit ${git(['rev-parse', '--short', 'HEAD']) || '(not a git checkout)'}${dirty ? ' with uncommitted changes' : ''}, ` +
         `node ${process.version}. The bundle of \`wrangler deploy --dry-run --minify\` on Miniflare, its D1 binding behind a proxy adding ` +
         `0 or ${config.delay} ms per round trip (a batch is one); c=1, ${config.requests} timed requests per endpoint and delay after ${config.warmup} untimed, ` +
         `the two servers alternating. Times are the client's (Node fetch over loopback), in ms.`,
