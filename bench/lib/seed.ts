@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { displayPrefix, generateApiKey, hashApiKey } from '../../src/auth/api-key.ts';
 import { household, prng, storedText, tokenMaker } from './data.ts';
+import { applyMigrations } from './migrations.ts';
 import { startServer } from './server.ts';
 
 /** Bump when the seeded content changes, so stale seeds are rebuilt. */
@@ -25,13 +26,6 @@ export interface SeedInfo {
   deepCursor: number;
   seconds: number;
   bytes: number;
-}
-
-function statements(sql: string): string[] {
-  return sql
-    .split('--> statement-breakpoint')
-    .map((s) => s.trim())
-    .filter((s) => s.replace(/--.*$/gm, '').trim() !== '');
 }
 
 function dirBytes(dir: string): number {
@@ -65,10 +59,7 @@ export async function ensureSeed(dir: string, n: number, log: (line: string) => 
   });
   try {
     const db = await server.mf.getD1Database('DB');
-    const migrations = readdirSync('drizzle').filter((f) => f.endsWith('.sql')).sort();
-    for (const file of migrations) {
-      for (const sql of statements(readFileSync(join('drizzle', file), 'utf8'))) await db.prepare(sql).run();
-    }
+    await applyMigrations(db);
     const now = Date.now();
     const account = await db
       .prepare('INSERT INTO accounts (name, email, created_at) VALUES (?, ?, ?) RETURNING id')

@@ -126,17 +126,25 @@ export async function startServer(options: {
   withRateLimits?: boolean;
   /** Serve the V8 inspector (through Miniflare's proxy) on this port, for CPU profiles. */
   inspectorPort?: number;
+  /** More vars for the Worker, besides BINDINGS. */
+  bindings?: Record<string, string>;
+  /** More ES modules that scriptPath imports (Miniflare does not follow imports), in its folder. */
+  modules?: string[];
 }): Promise<Server> {
   const before = new Set(workerdChildren());
   const port = options.port ?? (await freePort());
+  const modulesRoot = dirname(options.scriptPath);
   const source =
-    options.script === undefined
-      ? { modules: true as const, scriptPath: options.scriptPath, modulesRoot: dirname(options.scriptPath) }
-      : { modules: true as const, script: options.script, scriptPath: options.scriptPath, modulesRoot: dirname(options.scriptPath) };
+    options.modules !== undefined
+      ? { modules: [options.scriptPath, ...options.modules].map((path) => ({ type: 'ESModule' as const, path })), modulesRoot }
+      : options.script === undefined
+        ? { modules: true as const, scriptPath: options.scriptPath, modulesRoot }
+        : { modules: true as const, script: options.script, scriptPath: options.scriptPath, modulesRoot };
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       ...benchWorker(options.scriptPath, port, { withRateLimits: options.withRateLimits !== false }),
       ...source,
+      ...(options.bindings === undefined ? {} : { bindings: { ...BINDINGS, ...options.bindings } }),
       name: 'bench',
       ...(options.inspectorPort === undefined ? {} : { inspectorPort: options.inspectorPort, unsafeInspectorProxy: true }),
       ...(options.stateDir === undefined ? {} : { resourcePersistencePath: options.stateDir }),
