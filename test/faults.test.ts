@@ -23,7 +23,7 @@ async function sendOn(d1: FaultyD1, key: string, method: string, path: string, b
     (init.headers as Record<string, string>)['Content-Type'] = 'application/json';
   }
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(BASE + path, init), { ...env, DB: d1.db }, ctx);
+  const res = await worker.fetch(new Request(BASE + path, init) as Request<unknown, IncomingRequestCfProperties>, { ...env, DB: d1.db }, ctx);
   const text = await res.text();
   await waitOnExecutionContext(ctx);
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
