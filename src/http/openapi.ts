@@ -3,7 +3,7 @@
 // bounded scalars. Bounds here describe what the service really sends or accepts.
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.ts';
-import { MAX_BODY_BYTES } from './middleware.ts';
+import { BOOKMARK_PATTERN, MAX_BODY_BYTES, REQUEST_ID_PATTERN } from './limits.ts';
 import { ApiError, PROBLEM_STATUS, problemBody, type FieldError, type ProblemCode } from './problem.ts';
 
 export const MAX_INT32 = 2_147_483_647;
@@ -25,9 +25,6 @@ export const TimestampSchema = z
   .regex(TIMESTAMP_PATTERN)
   .openapi({ format: 'date-time', description: 'ISO 8601, UTC, six fractional digits', example: '2026-11-21T08:14:03.512000Z' });
 
-/** Request ids: Cloudflare's ray id (or a UUID); see requestContext. */
-export const REQUEST_ID_PATTERN = /^[0-9A-Za-z-]{1,64}$/;
-export const BOOKMARK_PATTERN = /^[0-9A-Za-z-]{1,256}$/;
 const EXAMPLE_REQUEST_ID = '8f1e2d3c4b5a6978-AMS';
 
 export const ProblemSchema = z
