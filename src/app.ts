@@ -4,10 +4,10 @@ import { adminRoutes } from './admin/routes.ts';
 import { chartRoutes } from './chart/routes.ts';
 import { docsRoutes } from './docs/routes.ts';
 import type { AppEnv } from './env.ts';
-import { handleError, handleNotFound } from './http/errors.ts';
+import { errorHandlers } from './http/errors.ts';
 import { corsPreflight, limitBodySize, requestContext } from './http/middleware.ts';
 import { registerSharedComponents } from './http/openapi.ts';
-import { registerRoutes } from './http/routing.ts';
+import { buildRouteTable, type RouteTable } from './http/routing.ts';
 import { validationHook } from './http/validation.ts';
 import { meRoutes } from './me/routes.ts';
 import { scenarioRoutes } from './scenarios/routes.ts';
@@ -51,6 +51,17 @@ with an \`Allow\` header.
 **Rate limits**: requests per API key (\`RateLimit-Policy: "per-key"\`) and failed authentications
 per client address (\`"failed-auth"\`); over either, 429 with \`Retry-After\` and \`RateLimit\`.`;
 
+let table: RouteTable | undefined;
+
+/**
+ * Every route the app serves, with its path parameters' schemas: for 404/405 and the contract
+ * tests. Built on first use (the first request no route takes), not at isolate start.
+ */
+export function routeTable(): RouteTable {
+  table ??= buildRouteTable(app.routes, app.openAPIRegistry.definitions);
+  return table;
+}
+
 let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
 
 /**
@@ -90,9 +101,9 @@ app.get('/openapi.json', (c) =>
   ),
 );
 
-app.onError(handleError);
-app.notFound(handleNotFound);
-registerRoutes(app.routes);
+const { onError, notFound } = errorHandlers(routeTable);
+app.onError(onError);
+app.notFound(notFound);
 
 /** The app's type, for Hono's typed client (`hc<AppType>`). */
 export type AppType = typeof routes;

@@ -4,7 +4,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { AppEnv } from '../env.ts';
 import { log } from './log.ts';
 import { ApiError, problemResponse } from './problem.ts';
-import { routeMiss } from './routing.ts';
+import { routeMiss, RouteMissError, type RouteTable } from './routing.ts';
 
 /** Hono's own exceptions come from body parsing (malformed JSON, content type); name them ours. */
 function fromHttpException(error: HTTPException): ApiError {
@@ -15,14 +15,22 @@ function fromHttpException(error: HTTPException): ApiError {
   return new ApiError('internal_error', 'Something went wrong on our side');
 }
 
-export const handleError: ErrorHandler<AppEnv> = (error, c) => {
-  if (error instanceof ApiError) return problemResponse(c, error);
-  if (error instanceof HTTPException) return problemResponse(c, fromHttpException(error));
-  logUnexpected(c, error);
-  return problemResponse(c, new ApiError('internal_error', 'Something went wrong on our side; quote the request id if you report it'));
-};
-
-export const handleNotFound: NotFoundHandler<AppEnv> = (c) => problemResponse(c, routeMiss(c));
+/**
+ * The app's error handler and not-found handler. `routes` gives the app's route table (built on
+ * its first use), which tells a 405 from a 404.
+ */
+export function errorHandlers(routes: () => RouteTable): { onError: ErrorHandler<AppEnv>; notFound: NotFoundHandler<AppEnv> } {
+  return {
+    onError: (error, c) => {
+      if (error instanceof ApiError) return problemResponse(c, error);
+      if (error instanceof RouteMissError) return problemResponse(c, routeMiss(routes(), c));
+      if (error instanceof HTTPException) return problemResponse(c, fromHttpException(error));
+      logUnexpected(c, error);
+      return problemResponse(c, new ApiError('internal_error', 'Something went wrong on our side; quote the request id if you report it'));
+    },
+    notFound: (c) => problemResponse(c, routeMiss(routes(), c)),
+  };
+}
 
 /**
  * One structured line per unexpected error. Only the error's class name: messages of database

@@ -225,9 +225,13 @@ interface ProblemResponse {
  * The problem responses of a route, one per status, each naming the codes it can carry: in the
  * description, as one example each, and in `x-problem-codes`. The schema stays the plain Problem
  * (narrowing it per response would give generated clients a different error type per status).
- * Routes behind a credential get 401 and 429; every route gets 500.
+ * Routes behind a credential get 401 and 429; every route gets 500. A code may come with the
+ * route's own example detail, `['not_found', 'No key with that id']`: the 404 example is also
+ * what a malformed path parameter of the route is answered with (see routing.ts).
  */
-export function problemResponses(guard: Guard, ...codes: ProblemCode[]): Record<number, ProblemResponse> {
+export function problemResponses(guard: Guard, ...specs: Array<ProblemCode | readonly [ProblemCode, string]>): Record<number, ProblemResponse> {
+  const codes = specs.map((spec) => (typeof spec === 'string' ? spec : spec[0]));
+  const routeDetail = new Map(specs.filter((spec) => typeof spec !== 'string'));
   const all: ProblemCode[] = [...(guard === 'public' ? [] : (['unauthorized', 'rate_limited'] as const)), ...codes, 'internal_error'];
   const byStatus = new Map<number, ProblemCode[]>();
   for (const code of new Set(all)) {
@@ -251,7 +255,7 @@ export function problemResponses(guard: Guard, ...codes: ProblemCode[]): Record<
           examples: Object.fromEntries(
             list.map((code) => {
               const errors = EXAMPLE_ERRORS[code];
-              const detail = EXAMPLE_DETAIL_BY_GUARD[guard]?.[code] ?? EXAMPLE_DETAIL[code];
+              const detail = routeDetail.get(code) ?? EXAMPLE_DETAIL_BY_GUARD[guard]?.[code] ?? EXAMPLE_DETAIL[code];
               const error = new ApiError(code, detail, errors ? { errors } : {});
               return [code, { summary: code, value: problemBody(error, EXAMPLE_REQUEST_ID) }];
             }),
