@@ -6,8 +6,8 @@ import { docsRoutes } from './docs/routes.ts';
 import type { AppEnv } from './env.ts';
 import { errorHandlers } from './http/errors.ts';
 import { corsPreflight, limitBodySize, requestContext } from './http/middleware.ts';
-import { registerSharedComponents } from './http/openapi.ts';
-import { buildRouteTable, type RouteTable } from './http/routing.ts';
+import { methodNotAllowedResponse, registerSharedComponents } from './http/openapi.ts';
+import { buildRouteTable, routesReachedBy405, type RouteTable } from './http/routing.ts';
 import { validationHook } from './http/validation.ts';
 import { meRoutes } from './me/routes.ts';
 import { scenarioRoutes } from './scenarios/routes.ts';
@@ -69,7 +69,7 @@ let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
  * `servers` entry is the caller's origin, added per request).
  */
 export function openApiDocument(): ReturnType<typeof app.getOpenAPI31Document> {
-  document ??= withLicense(app.getOpenAPI31Document({
+  document ??= withLicense(with405s(app.getOpenAPI31Document({
     openapi: '3.1.0',
     info: {
       title: 'Scenario Service',
@@ -84,8 +84,26 @@ export function openApiDocument(): ReturnType<typeof app.getOpenAPI31Document> {
       { name: 'Admin', description: 'For the account dashboard, under the admin token: accounts and their API keys' },
     ],
     security: [{ ApiKey: [] }],
-  }));
+  })));
   return document;
+}
+
+/**
+ * 405 on the operations that tools matching paths by template alone (Prism as a validating proxy,
+ * for one) route a 405 to: GET /scenarios/save answers 405, and such a tool takes it for
+ * GET /scenarios/{token}. OpenAPI cannot describe the methods a path lacks, so this is where the
+ * answer can be documented; a path with no operation for the method at all is refused by those
+ * tools before the service is asked.
+ */
+function with405s(generated: ReturnType<typeof app.getOpenAPI31Document>): ReturnType<typeof app.getOpenAPI31Document> {
+  const paths = generated.paths ?? {};
+  for (const route of routesReachedBy405(routeTable())) {
+    const operation = paths[route.path]?.[route.method.toLowerCase() as 'get'];
+    if (!operation?.responses) continue;
+    const sorted = Object.entries({ ...operation.responses, 405: methodNotAllowedResponse() }).sort(([a], [b]) => a.localeCompare(b));
+    operation.responses = Object.fromEntries(sorted);
+  }
+  return generated;
 }
 
 /** The 3.1 licence object (an SPDX identifier), which the generator's 3.0-typed config cannot take. */

@@ -65,7 +65,8 @@ export type HeaderName =
   | 'Location'
   | 'Idempotent-Replayed'
   | 'WWW-Authenticate'
-  | 'X-D1-Bookmark';
+  | 'X-D1-Bookmark'
+  | 'Allow';
 
 // A type alias, not an interface: HeaderObject's `x-` index signature accepts only the former.
 type HeaderDefinition = {
@@ -133,6 +134,12 @@ const HEADERS: Record<HeaderName, HeaderDefinition> = {
       'Absent when the request did not touch the database; a malformed bookmark sent is ignored.',
     required: false,
     schema: { type: 'string', maxLength: 256, pattern: BOOKMARK_PATTERN.source },
+  },
+  Allow: {
+    description: 'On 405: the methods this path serves',
+    required: true,
+    schema: { type: 'string', maxLength: 64, pattern: '^[A-Z]+(, [A-Z]+)*$' },
+    example: 'POST, PUT',
   },
   'WWW-Authenticate': {
     description: 'The Bearer challenge (RFC 6750)',
@@ -244,6 +251,7 @@ export function problemResponses(guard: Guard, ...specs: Array<ProblemCode | rea
     if (status === 401) extra.push('WWW-Authenticate', 'RateLimit-Policy');
     if (status === 429) extra.push('Retry-After', 'RateLimit-Policy', 'RateLimit');
     if (status === 412) extra.push('ETag');
+    if (status === 405) extra.push('Allow');
     if (guard === 'api-key' && AFTER_AUTHENTICATION.has(status)) extra.push('RateLimit-Policy');
     responses[status] = {
       description: `${STATUS_TEXT[status] ?? 'Error'} (code: ${list.join(', ')})`,
@@ -265,6 +273,17 @@ export function problemResponses(guard: Guard, ...specs: Array<ProblemCode | rea
     };
   }
   return responses;
+}
+
+/**
+ * The 405 a request gets at a path that exists with other methods, for the operations a
+ * template-matching tool would route it to (see routesReachedBy405 in routing.ts). It comes before
+ * any credential is checked, so it carries no rate-limit header.
+ */
+export function methodNotAllowedResponse(): ProblemResponse {
+  const response = problemResponses('public', 'method_not_allowed')[405];
+  if (!response) throw new Error('405 is the status of method_not_allowed');
+  return response;
 }
 
 /** A JSON request or response body of the given schema, with an example. */

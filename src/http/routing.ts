@@ -108,6 +108,27 @@ export function allowedMethods(table: RouteTable, path: string): string[] {
   return [...methods];
 }
 
+/**
+ * The routes a router that ignores parameter schemas (matching `{token}` with any segment, as
+ * OpenAPI tools such as Prism do) would pick for a request the app answers 405: a route whose
+ * template also fits a literal path served with other methods, like GET /scenarios/{token} for
+ * GET /scenarios/save. Their documented responses include 405 (see app.ts).
+ */
+export function routesReachedBy405(table: RouteTable): RouteTemplate[] {
+  /** `other` is a path the route's template fits only through parameters that refuse its literals. */
+  const shadows = (route: RouteTemplate, other: RouteTemplate) =>
+    other.path !== route.path &&
+    other.segments.length === route.segments.length &&
+    route.segments.every((mine, i) => {
+      const theirs = other.segments[i];
+      if (theirs === undefined || !('literal' in theirs)) return false;
+      return 'literal' in mine ? mine.literal === theirs.literal : !mine.accepts(theirs.literal);
+    });
+  return table.filter((route) =>
+    table.some((other) => shadows(route, other) && !table.some((r) => r.path === other.path && r.method === route.method)),
+  );
+}
+
 /** Request text quoted in a detail, cut short so a detail stays small whatever was sent. */
 function quote(text: string): string {
   return text.length <= 200 ? text : `${text.slice(0, 199)}…`;

@@ -3,7 +3,8 @@
 // by the zod schemas that validate them; the document's parameter schemas must agree), the
 // content type must be one it lists, the body must validate against its schema, and its required
 // headers must be present and valid. Replies to paths no operation takes (404, 405) must be
-// problem+json Problems.
+// problem+json Problems, and documented on any operation a tool matching paths by template alone
+// would take the request for (GET /scenarios/save → 405 is one GET /scenarios/{token} documents).
 // Used by send() in api.ts, so every HTTP test checks the contract.
 //
 // @cfworker/json-schema interprets schemas (no code generation), so it runs inside workerd. It is
@@ -190,6 +191,14 @@ export function findOperation(method: string, pathname: string): Route | undefin
   return route;
 }
 
+/** Operations a tool that matches `{param}` with any segment (Prism, for one) would route a request to. */
+function templateMatches(method: string, pathname: string): Route[] {
+  const parts = pathname.split('/').filter(Boolean).map(decode);
+  return routes.filter(
+    (r) => r.method === method && r.served.segments.length === parts.length && r.served.segments.every((s, i) => !('literal' in s) || s.literal === parts[i]),
+  );
+}
+
 /** All documented operations, as "METHOD /template". */
 export function documentedOperations(): string[] {
   return routes.map((r) => `${r.method} ${r.template}`);
@@ -236,6 +245,11 @@ export function checkAgainstDocument(method: string, path: string, reply: Checke
     // No operation takes it: the app's 404 and 405, or whatever refused it before routing (401, 413).
     if (reply.status < 400) throw new ContractError(`${what}: no documented operation takes this request, so it must be refused`);
     if (reply.status === 405 && !reply.headers.get('Allow')) throw new ContractError(`${what}: a 405 must name the allowed methods in Allow`);
+    for (const loose of templateMatches(verb === 'HEAD' ? 'GET' : verb, pathname)) {
+      if (loose.operation.responses[String(reply.status)] === undefined) {
+        throw new ContractError(`${what}: a tool matching paths by template takes this for ${loose.method} ${loose.template}, which does not document ${reply.status}`);
+      }
+    }
     if (!reply.headers.get('X-Request-Id')) throw new ContractError(`${what}: no X-Request-Id`);
     if (verb === 'HEAD') return;
     if (mediaType !== 'application/problem+json') throw new ContractError(`${what}: expected application/problem+json, got ${mediaType || 'no content type'}`);
