@@ -12,6 +12,7 @@ export default defineConfig(async () => {
     plugins: [
       cloudflareTest({
         wrangler: { configPath: './wrangler.toml' },
+        main: './test/worker-entry.ts',
         miniflare: {
           cf: false,
           bindings: {

@@ -490,7 +490,7 @@ export interface components {
         CreateScenarioBody: {
             scenarioData?: components["schemas"]["ScenarioDataInput"];
             scenario_data?: components["schemas"]["ScenarioDataInput"] & unknown;
-        };
+        } & (unknown | unknown);
         ScenarioDataInput: {
             /** Format: int32 */
             year: number;
@@ -633,7 +633,7 @@ export interface components {
             token: string | number;
             scenarioData?: components["schemas"]["ScenarioDataInput"];
             scenario_data?: components["schemas"]["ScenarioDataInput"] & unknown;
-        };
+        } & (unknown | unknown);
         ScenarioDeleted: {
             data: {
                 /** @enum {string} */
@@ -812,6 +812,11 @@ export interface components {
         "Idempotent-Replayed": "true";
         /** @description D1 session bookmark (read replication): the database state this reply reflects. Send it back as the X-D1-Bookmark request header and the next request reads data at least that new, from whichever replica serves it (read-your-writes). Absent when the request did not touch the database; a malformed bookmark sent is ignored. */
         "X-D1-Bookmark": string;
+        /**
+         * @description On 405: the methods this path serves
+         * @example POST, PUT
+         */
+        Allow: string;
         /**
          * @description The Bearer challenge (RFC 6750)
          * @example Bearer realm="scenario-service", error="invalid_token"
@@ -992,9 +997,9 @@ export interface operations {
             query?: {
                 /** @description Page length, 1–100 (default 10) */
                 limit?: string;
-                /** @description Next page: items older than this id */
+                /** @description Next page: items older than this id (the last item's id, e.g. 1042) */
                 starting_after?: string;
-                /** @description Previous page: items newer than this id (spelled as in the spec) */
+                /** @description Previous page: items newer than this id (the first item's id; spelled as in the spec) */
                 endding_before?: string;
                 /** @description Same as endding_before */
                 ending_before?: string;
@@ -1204,7 +1209,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any opaque string up to 255 characters */
+                /** @description Any opaque string up to 255 characters, new for each create (a UUID, say) */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -1546,7 +1551,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description ETags from earlier replies, or * */
+                /** @description ETags from earlier replies (e.g. "v3"), or * */
                 "if-none-match"?: string;
             };
             path: {
@@ -1720,6 +1725,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Method not allowed (code: method_not_allowed) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Rate limited (code: rate_limited) */
             429: {
                 headers: {
@@ -1836,6 +1854,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Method not allowed (code: method_not_allowed) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Rate limited (code: rate_limited) */
             429: {
                 headers: {
@@ -1883,7 +1914,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag the change is based on, or * for "if it exists" */
+                /** @description The ETag the change is based on (e.g. "v3"), or * for "if it exists" */
                 "if-match"?: string;
             };
             path?: never;
@@ -2251,7 +2282,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag the change is based on, or * for "if it exists" */
+                /** @description The ETag the change is based on (e.g. "v3"), or * for "if it exists" */
                 "if-match"?: string;
             };
             path?: never;

@@ -1,17 +1,23 @@
 // npm run test:browser: the /docs page in a real browser. Starts `npm start` on a spare port,
 // opens /docs in headless Chromium (Debian's `chromium`, driven by playwright-core), checks that
 // Swagger UI lists every operation of /openapi.json, that nothing was fetched from any host but
-// the service itself (no CDN: the page works offline), and that "Try it out" on GET /me works
-// with the printed development key. Saves a screenshot to docs/docs-screenshot.png.
+// the service itself (no CDN: the page works offline), and that "Try it out" works as a user
+// would drive it, with the printed development key: GET /me, then list, create (twice, two
+// scenarios: no replay), view, save and delete, each with only what a user must type (the token)
+// added to what Swagger UI fills in from the document.
+//
+// Saves a screenshot to .out/docs-screenshot.png (git-ignored); `npm run test:browser --
+// --update-screenshot` writes the committed docs/docs-screenshot.png instead.
 import { mkdirSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { dirname } from 'node:path';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { checklist, startService, type RunningService } from './lib/service.ts';
 
 const PORT = process.env.DOCS_CHECK_PORT ?? '8796';
 const HOST = '127.0.0.1';
 const base = `http://${HOST}:${PORT}`;
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SCREENSHOT = 'docs/docs-screenshot.png';
+const SCREENSHOT = process.argv.includes('--update-screenshot') ? 'docs/docs-screenshot.png' : '.out/docs-screenshot.png';
 const OVERALL_TIMEOUT_MS = 180_000;
 const DEV_EMAIL = 'dev@example.com';
 const CHROMIUM_ARGS = [
@@ -51,6 +57,41 @@ const watchdog = setTimeout(() => {
   console.log(checks.summary());
   process.exit(1);
 }, OVERALL_TIMEOUT_MS);
+
+/** The block of one operation on the page. */
+function operation(page: Page, method: string, path: string): Locator {
+  return page.locator(`.opblock.opblock-${method.toLowerCase()}`).filter({ has: page.locator(`.opblock-summary-path[data-path="${path}"]`) });
+}
+
+/**
+ * Opens an operation, clicks Try it out, lets `edit` type what a user must (nothing else is
+ * changed from what Swagger UI filled in), clicks Execute, and returns the status and body shown.
+ */
+async function tryItOut(page: Page, method: string, path: string, edit?: (block: Locator) => Promise<void>) {
+  const block = operation(page, method, path);
+  if (!(await block.locator('.opblock-body').isVisible())) await block.locator('.opblock-summary').first().click();
+  const tryIt = block.locator('button.try-out__btn', { hasText: 'Try it out' });
+  if (await tryIt.isVisible()) await tryIt.click();
+  if (edit) await edit(block);
+  // A second try: clear the last reply first, so the one read below is the new one.
+  const clear = block.locator('button.btn-clear');
+  if (await clear.isVisible()) {
+    await clear.click();
+    await block.locator('.live-responses-table').waitFor({ state: 'detached' });
+  }
+  await block.locator('button.execute').click();
+  const live = block.locator('.live-responses-table .response').first();
+  await live.waitFor({ state: 'visible' });
+  const status = (await live.locator('.response-col_status').innerText()).trim();
+  const body = await block
+    .locator('.live-responses-table .response-col_description .highlight-code, .live-responses-table .response-col_description pre')
+    .first()
+    .innerText();
+  return { status, body };
+}
+
+/** The scenario token in a shown create/view/save reply. */
+const tokenIn = (body: string) => /"token":\s*"([1-9][0-9]{14})"/.exec(body)?.[1];
 
 let summary = '';
 try {
@@ -144,23 +185,8 @@ try {
   check('Authorize accepts the development key', (await page.locator('.scheme-container button.authorize.locked').count()) === 1);
 
   // Try it out → Execute on GET /me.
-  const me = page.locator('.opblock.opblock-get').filter({ has: page.locator('.opblock-summary-path[data-path="/me"]') });
-  await me.locator('.opblock-summary').first().click();
-  const tryItOut = me.locator('button.try-out__btn', { hasText: 'Try it out' });
-  if (await tryItOut.isVisible()) await tryItOut.click();
-  await me.locator('button.execute').click();
-  const live = me.locator('.live-responses-table .response');
-  await live.first().waitFor({ state: 'visible' });
-  const status = (await live.first().locator('.response-col_status').innerText()).trim();
-  const body = await me.locator('.live-responses-table .response-col_description .highlight-code, .live-responses-table .response-col_description pre').first().innerText();
+  const { status, body } = await tryItOut(page, 'GET', '/me');
   check('Try it out: GET /me → 200 with the dev account', status === '200' && body.includes(DEV_EMAIL), `status: ${status}\nbody: ${body.slice(0, 500)}`);
-
-  check('no request left 127.0.0.1 (no CDN)', external.length === 0, external.join('\n'));
-  check(
-    'no script errors, CSP violations or failed loads',
-    problems.length === 0 && failedLoads.length === 0,
-    [...problems, ...failedLoads.map((f) => `failed load: ${f}`)].join('\n'),
-  );
 
   // The screenshot shows the try-it result; the key in the curl line is shortened first so
   // that the committed image never carries a working key.
@@ -171,13 +197,41 @@ try {
       if (node.nodeValue.includes(key)) node.nodeValue = node.nodeValue.replaceAll(key, key.slice(0, 4) + '…');
     }
   })()`);
-  const shown = await page.locator('body').innerText();
-  check('the key is not shown on the page before the screenshot', !shown.includes(key) && shown.includes('Bearer scn_…'));
-  mkdirSync('docs', { recursive: true });
+  const text = await page.locator('body').innerText();
+  check('the key is not shown on the page before the screenshot', !text.includes(key) && text.includes('Bearer scn_…'));
+  mkdirSync(dirname(SCREENSHOT), { recursive: true });
   await page.screenshot({ path: SCREENSHOT, fullPage: true, animations: 'disabled' });
   check(`screenshot saved to ${SCREENSHOT}`, true);
 
-  summary = `docs page: ${listed.length} operations listed, try-it GET /me ${status}, ${external.length} external requests (of ${requests}), screenshot ${SCREENSHOT}`;
+  // Try it out on the scenario routes, as a user drives it: only the token is typed in.
+  const shown = (label: string, reply: { status: string; body: string }, expected: string) =>
+    check(`Try it out: ${label} → ${expected}`, reply.status === expected, `status: ${reply.status}\nbody: ${reply.body.slice(0, 500)}`);
+  shown('GET /scenarios (list, nothing typed)', await tryItOut(page, 'GET', '/scenarios'), '200');
+  const created = await tryItOut(page, 'POST', '/scenarios');
+  shown('POST /scenarios (create, the example body)', created, '201');
+  const again = await tryItOut(page, 'POST', '/scenarios');
+  shown('POST /scenarios again', again, '201');
+  const token = tokenIn(created.body);
+  check('the two creates made two scenarios (no Idempotency-Key filled in, so no replay)', token !== undefined && tokenIn(again.body) !== token, `tokens: ${token}, ${tokenIn(again.body)}`);
+  const typeToken = async (block: Locator) => block.locator('tr[data-param-name="token"] input').fill(token ?? '');
+  shown('GET /scenarios/{token} (view, the token typed in)', await tryItOut(page, 'GET', '/scenarios/{token}', typeToken), '200');
+  const saved = await tryItOut(page, 'POST', '/scenarios/save', async (block) => {
+    // The example body with the example token replaced by the scenario's.
+    const editor = block.locator('textarea.body-param__text');
+    const example = JSON.parse(await editor.inputValue()) as Record<string, unknown>;
+    await editor.fill(JSON.stringify({ ...example, token }, null, 2));
+  });
+  shown('POST /scenarios/save (the token typed into the example body)', saved, '200');
+  shown('DELETE /scenarios/{token}/delete (the token typed in)', await tryItOut(page, 'DELETE', '/scenarios/{token}/delete', typeToken), '200');
+
+  check('no request left 127.0.0.1 (no CDN)', external.length === 0, external.join('\n'));
+  check(
+    'no script errors, CSP violations or failed loads',
+    problems.length === 0 && failedLoads.length === 0,
+    [...problems, ...failedLoads.map((f) => `failed load: ${f}`)].join('\n'),
+  );
+
+  summary = `docs page: ${listed.length} operations listed, try-it GET /me ${status}, list/create/view/save/delete ok, ${external.length} external requests (of ${requests}), screenshot ${SCREENSHOT}`;
 } catch (error) {
   check('the browser check ran to the end', false, error instanceof Error ? (error.stack ?? error.message) : String(error));
 } finally {

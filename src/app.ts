@@ -4,10 +4,10 @@ import { adminRoutes } from './admin/routes.ts';
 import { chartRoutes } from './chart/routes.ts';
 import { docsRoutes } from './docs/routes.ts';
 import type { AppEnv } from './env.ts';
-import { handleError, handleNotFound } from './http/errors.ts';
+import { errorHandlers } from './http/errors.ts';
 import { corsPreflight, limitBodySize, requestContext } from './http/middleware.ts';
-import { registerSharedComponents } from './http/openapi.ts';
-import { registerRoutes } from './http/routing.ts';
+import { methodNotAllowedResponse, registerSharedComponents } from './http/openapi.ts';
+import { buildRouteTable, routesReachedBy405, type RouteTable } from './http/routing.ts';
 import { validationHook } from './http/validation.ts';
 import { meRoutes } from './me/routes.ts';
 import { scenarioRoutes } from './scenarios/routes.ts';
@@ -51,6 +51,17 @@ with an \`Allow\` header.
 **Rate limits**: requests per API key (\`RateLimit-Policy: "per-key"\`) and failed authentications
 per client address (\`"failed-auth"\`); over either, 429 with \`Retry-After\` and \`RateLimit\`.`;
 
+let table: RouteTable | undefined;
+
+/**
+ * Every route the app serves, with its path parameters' schemas: for 404/405 and the contract
+ * tests. Built on first use (the first request no route takes), not at isolate start.
+ */
+export function routeTable(): RouteTable {
+  table ??= buildRouteTable(app.routes, app.openAPIRegistry.definitions);
+  return table;
+}
+
 let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
 
 /**
@@ -58,7 +69,7 @@ let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
  * `servers` entry is the caller's origin, added per request).
  */
 export function openApiDocument(): ReturnType<typeof app.getOpenAPI31Document> {
-  document ??= withLicense(app.getOpenAPI31Document({
+  document ??= withLicense(with405s(app.getOpenAPI31Document({
     openapi: '3.1.0',
     info: {
       title: 'Scenario Service',
@@ -73,8 +84,26 @@ export function openApiDocument(): ReturnType<typeof app.getOpenAPI31Document> {
       { name: 'Admin', description: 'For the account dashboard, under the admin token: accounts and their API keys' },
     ],
     security: [{ ApiKey: [] }],
-  }));
+  })));
   return document;
+}
+
+/**
+ * 405 on the operations that tools matching paths by template alone (Prism as a validating proxy,
+ * for one) route a 405 to: GET /scenarios/save answers 405, and such a tool takes it for
+ * GET /scenarios/{token}. OpenAPI cannot describe the methods a path lacks, so this is where the
+ * answer can be documented; a path with no operation for the method at all is refused by those
+ * tools before the service is asked.
+ */
+function with405s(generated: ReturnType<typeof app.getOpenAPI31Document>): ReturnType<typeof app.getOpenAPI31Document> {
+  const paths = generated.paths ?? {};
+  for (const route of routesReachedBy405(routeTable())) {
+    const operation = paths[route.path]?.[route.method.toLowerCase() as 'get'];
+    if (!operation?.responses) continue;
+    const sorted = Object.entries({ ...operation.responses, 405: methodNotAllowedResponse() }).sort(([a], [b]) => a.localeCompare(b));
+    operation.responses = Object.fromEntries(sorted);
+  }
+  return generated;
 }
 
 /** The 3.1 licence object (an SPDX identifier), which the generator's 3.0-typed config cannot take. */
@@ -90,9 +119,9 @@ app.get('/openapi.json', (c) =>
   ),
 );
 
-app.onError(handleError);
-app.notFound(handleNotFound);
-registerRoutes(app.routes);
+const { onError, notFound } = errorHandlers(routeTable);
+app.onError(onError);
+app.notFound(notFound);
 
 /** The app's type, for Hono's typed client (`hc<AppType>`). */
 export type AppType = typeof routes;

@@ -5,21 +5,26 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { app, openApiDocument } from '../src/app.ts';
 import { PROBLEM_STATUS } from '../src/http/problem.ts';
-import { admin, api, createAccountWithKey, scenarioData } from './helpers/api.ts';
+import { admin, api, createAccountWithKey, createScenario, scenarioData } from './helpers/api.ts';
 import { freshAddress } from './helpers/contract.ts';
-import { checkAgainstDocument, ContractError, documentedOperations } from './helpers/openapi-check.ts';
+import { checkAgainstDocument, ContractError, documentAccepts, documentedOperations } from './helpers/openapi-check.ts';
+import { CreateScenarioBodySchema, SaveScenarioBodySchema } from '../src/scenarios/schema.ts';
 
 interface Operation {
   operationId?: string;
   tags?: string[];
   security?: Array<Record<string, string[]>>;
-  parameters?: Array<{ $ref?: string; name?: string; in?: string }>;
+  parameters?: Array<{ $ref?: string; name?: string; in?: string; required?: boolean; example?: unknown; schema?: { example?: unknown } }>;
+  requestBody?: { content: Record<string, { example?: unknown }> };
   responses: Record<string, { headers?: Record<string, { $ref?: string }>; 'x-problem-codes'?: string[]; content?: Record<string, unknown> }>;
 }
 
 const doc = JSON.parse(JSON.stringify(openApiDocument())) as {
   paths: Record<string, Record<string, Operation>>;
-  components: { securitySchemes: Record<string, { type: string; scheme: string }>; parameters: Record<string, { name: string; in: string }> };
+  components: {
+    securitySchemes: Record<string, { type: string; scheme: string }>;
+    parameters: Record<string, { name: string; in: string; example?: unknown; schema?: { example?: unknown } }>;
+  };
   security: Array<Record<string, string[]>>;
   tags: Array<{ name: string; description?: string }>;
 };
@@ -126,6 +131,88 @@ describe('the OpenAPI document lists exactly what the app serves', () => {
   });
 });
 
+describe('what validating tools (Prism, Portman) read in the document', () => {
+  it('documents 405 with Allow on the operations a template-matching router takes a 405 for', async () => {
+    const with405 = operations.filter((o) => o.operation.responses['405']).map((o) => `${o.method} ${o.path}`);
+    // GET and DELETE /scenarios/save answer 405 (the path is POST/PUT), and {token} fits "save".
+    expect(with405.sort()).toEqual(['DELETE /scenarios/{token}', 'GET /scenarios/{token}']);
+    for (const { operation } of operations.filter((o) => o.operation.responses['405'])) {
+      const response = operation.responses['405'];
+      expect(response?.['x-problem-codes']).toEqual(['method_not_allowed']);
+      expect(headerNames(response ?? {})).toContain('Allow');
+    }
+    const { key } = await createAccountWithKey();
+    for (const method of ['GET', 'DELETE']) {
+      const res = await api(key).send(method, '/scenarios/save');
+      expect(res.status).toBe(405);
+      expect(res.headers.get('Allow')).toBe('POST, PUT');
+    }
+  });
+
+  it('states "exactly one of scenarioData / scenario_data" in the body schemas, as the service enforces it', () => {
+    const data = scenarioData();
+    const token = '123456789012345';
+    const cases: Array<[string, Record<string, unknown>, boolean]> = [
+      ['neither', {}, false],
+      ['both', { scenarioData: data, scenario_data: data }, false],
+      ['scenarioData', { scenarioData: data }, true],
+      ['scenario_data', { scenario_data: data }, true],
+    ];
+    for (const [what, body, valid] of cases) {
+      expect(documentAccepts('/components/schemas/CreateScenarioBody', body), `create, ${what}`).toBe(valid);
+      expect(documentAccepts('/components/schemas/SaveScenarioBody', { token, ...body }), `save, ${what}`).toBe(valid);
+      // The zod schemas that validate the requests (and generate those JSON Schemas) agree.
+      expect(CreateScenarioBodySchema.safeParse(body).success, `zod create, ${what}`).toBe(valid);
+      expect(SaveScenarioBodySchema.safeParse({ token, ...body }).success, `zod save, ${what}`).toBe(valid);
+    }
+  });
+});
+
+describe("Swagger UI's Try it out, filled in from the document as /docs fills it", () => {
+  /** What Swagger UI puts in by itself: every non-path parameter's example, and the body's example. */
+  function filledIn(method: string, path: string) {
+    const operation = doc.paths[path]?.[method.toLowerCase()];
+    if (!operation) throw new Error(`${method} ${path} is not in the document`);
+    const query = new URLSearchParams();
+    const headers: Record<string, string> = {};
+    for (const entry of operation.parameters ?? []) {
+      const param = entry.$ref ? doc.components.parameters[entry.$ref.split('/').at(-1) ?? ''] : entry;
+      const example = param?.example ?? param?.schema?.example;
+      if (!param || example === undefined || param.in === 'path') continue;
+      if (param.in === 'query') query.set(param.name ?? '', String(example));
+      if (param.in === 'header') headers[param.name ?? ''] = String(example);
+    }
+    const body = operation.requestBody?.content['application/json']?.example as Record<string, unknown> | undefined;
+    return { query: query.size > 0 ? `?${query}` : '', headers, body };
+  }
+
+  it('succeeds on list, create, view, save and delete (the token typed in, as a user would)', async () => {
+    const { key } = await createAccountWithKey();
+    await createScenario(key);
+    const list = filledIn('GET', '/scenarios');
+    expect((await api(key, list.headers).get(`/scenarios${list.query}`)).status).toBe(200);
+
+    const create = filledIn('POST', '/scenarios');
+    const first = await api(key, create.headers).post(`/scenarios${create.query}`, create.body);
+    expect(first.status).toBe(201);
+    const again = await api(key, create.headers).post(`/scenarios${create.query}`, create.body);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('Idempotent-Replayed'), 'a second try creates a second scenario, not a replay').toBeNull();
+    expect(again.body.data.scenario.token).not.toBe(first.body.data.scenario.token);
+    const token = first.body.data.scenario.token as string;
+
+    const view = filledIn('GET', '/scenarios/{token}');
+    expect((await api(key, view.headers).get(`/scenarios/${token}${view.query}`)).status).toBe(200);
+
+    for (const method of ['POST', 'PUT']) {
+      const save = filledIn(method, '/scenarios/save');
+      expect((await api(key, save.headers).send(method, `/scenarios/save${save.query}`, { body: { ...save.body, token } })).status).toBe(200);
+    }
+    const remove = filledIn('DELETE', '/scenarios/{token}/delete');
+    expect((await api(key, remove.headers).delete(`/scenarios/${token}/delete${remove.query}`)).status).toBe(200);
+  });
+});
+
 describe('the checker every HTTP test runs', () => {
   const json = (body: unknown, status: number, headers: Record<string, string> = {}) => ({
     status,
@@ -159,6 +246,12 @@ describe('the checker every HTTP test runs', () => {
     expect(() => checkAgainstDocument('GET', '/me', json({ name: 'A', email: 'a@example.com' }, 200))).toThrow(/RateLimit-Policy is missing/);
     expect(() => checkAgainstDocument('GET', '/scenarios/123456789012345', problem(404, 'forbidden', policy))).toThrow(/belongs to status 403/);
     expect(() => checkAgainstDocument('POST', '/scenarios', problem(409, 'conflict', policy))).toThrow(/not documented/);
+  });
+
+  it('refuses a status that a template-matching tool would find undocumented', () => {
+    // GET /scenarios/save reaches no operation of the Worker, but Prism takes it for GET /scenarios/{token}.
+    expect(() => checkAgainstDocument('GET', '/scenarios/save', problem(405, 'method_not_allowed', { Allow: 'POST, PUT' }))).not.toThrow();
+    expect(() => checkAgainstDocument('GET', '/scenarios/save', problem(413, 'payload_too_large'))).toThrow(/template.*does not document 413/);
   });
 
   it('refuses a success for a request no operation takes', () => {

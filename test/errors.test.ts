@@ -59,6 +59,7 @@ describe('the error table', () => {
     expectProblem(await api(key).get(`/scenarios/${UNKNOWN_TOKEN}`), 404, 'not_found');
     expectProblem(await api(key).get('/scenarios/12345'), 404, 'not_found');
     expectProblem(await api(key).get('/scenarios/abc'), 404, 'not_found');
+    expect((await api(key).get('/scenarios/abc')).body.detail).toBe(unknown.body.detail);
     expectProblem(await api(key).delete(`/scenarios/${UNKNOWN_TOKEN}/delete`), 404, 'not_found');
     expectProblem(await api(key).post('/scenarios/save', { token: UNKNOWN_TOKEN, scenarioData: scenarioData() }), 404, 'not_found');
     expect(await snapshot()).toEqual(before);

@@ -5,7 +5,7 @@
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import worker from '../src/index.ts';
+import worker from './worker-entry.ts';
 import { BASE, createAccountWithKey, createScenario, scenarioData } from './helpers/api.ts';
 import { faultyD1, seededRandom, type Fault, type FaultyD1 } from './helpers/faulty-d1.ts';
 

@@ -64,6 +64,7 @@ const CreatedKeySchema = z
   .openapi('AdminCreatedApiKey');
 
 const json = jsonContent;
+const KEY_NOT_FOUND = 'No key with that id';
 const security = [{ AdminToken: [] }];
 const EXAMPLE_KEY = {
   id: 12,
@@ -203,12 +204,12 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
           headers: headers(),
           content: json(KeySchema, { ...EXAMPLE_KEY, last_used_at: '2026-11-21T09:02:41.007000Z', revoked_at: '2026-11-22T10:00:00.000000Z' }),
         },
-        ...problemResponses('admin', 'not_found'),
+        ...problemResponses('admin', ['not_found', KEY_NOT_FOUND]),
       },
     }),
     async (c) => {
       const row = await revokeApiKey(c.get('db'), Number(c.req.valid('param').id), Date.now());
-      if (!row) throw new ApiError('not_found', 'No key with that id');
+      if (!row) throw new ApiError('not_found', KEY_NOT_FOUND);
       return c.json(toKey(row), 200);
     },
   );

@@ -7,7 +7,7 @@ import { DatabaseUnavailableError } from '../db/execute.ts';
 import type { AppEnv } from '../env.ts';
 import { log } from './log.ts';
 import { ApiError, problemResponse, type ProblemCode } from './problem.ts';
-import { routeMiss } from './routing.ts';
+import { routeMiss, RouteMissError, type RouteTable } from './routing.ts';
 
 /** Hono's own exceptions come from body parsing (malformed JSON, content type); name them ours. */
 function fromHttpException(error: HTTPException): ApiError {
@@ -25,35 +25,42 @@ const RETRY_AFTER_SECONDS = '1';
 // keys were checked before anything else): the key is checked then, on this error path only.
 const INPUT_PROBLEMS = new Set<ProblemCode>(['invalid_json', 'invalid_query', 'invalid_header', 'validation_failed', 'not_found']);
 
-export const handleError: ErrorHandler<AppEnv> = async (error, c) => problemResponse(c, await toApiError(error, c));
-
-async function toApiError(error: Error, c: Context<AppEnv>): Promise<ApiError> {
-  if (error instanceof HTTPException) return toApiError(fromHttpException(error), c);
-  if (error instanceof ApiError) {
-    if (error.caller) {
-      c.set('caller', error.caller);
-    } else if (INPUT_PROBLEMS.has(error.code) && c.get('key') && !c.get('caller')) {
-      try {
-        c.set('caller', await verifyKey(c.get('db'), c.get('key'), c.req.method === 'GET' || c.req.method === 'HEAD' ? 'read' : 'write'));
-      } catch (refusal) {
-        return toApiError(refusal as Error, c);
+/**
+ * The app's error handler and not-found handler. `routes` gives the app's route table (built on
+ * its first use), which tells a 405 from a 404.
+ */
+export function errorHandlers(routes: () => RouteTable): { onError: ErrorHandler<AppEnv>; notFound: NotFoundHandler<AppEnv> } {
+  async function toApiError(error: Error, c: Context<AppEnv>): Promise<ApiError> {
+    if (error instanceof HTTPException) return toApiError(fromHttpException(error), c);
+    if (error instanceof RouteMissError) return toApiError(routeMiss(routes(), c), c);
+    if (error instanceof ApiError) {
+      if (error.caller) {
+        c.set('caller', error.caller);
+      } else if (INPUT_PROBLEMS.has(error.code) && c.get('key') && !c.get('caller')) {
+        try {
+          c.set('caller', await verifyKey(c.get('db'), c.get('key'), c.req.method === 'GET' || c.req.method === 'HEAD' ? 'read' : 'write'));
+        } catch (refusal) {
+          return toApiError(refusal as Error, c);
+        }
       }
+      return error;
     }
-    return error;
+    if (error instanceof KeyRefusedError) return keyRefusal(c, error.reason);
+    if (error instanceof DatabaseUnavailableError) {
+      return new ApiError(
+        'unavailable',
+        'The database did not answer through several retries. A change is applied whole or not at all: read it back, or retry (a create is safe to retry with an Idempotency-Key)',
+        { headers: { 'Retry-After': RETRY_AFTER_SECONDS } },
+      );
+    }
+    logUnexpected(c, error);
+    return new ApiError('internal_error', 'Something went wrong on our side; quote the request id if you report it');
   }
-  if (error instanceof KeyRefusedError) return keyRefusal(c, error.reason);
-  if (error instanceof DatabaseUnavailableError) {
-    return new ApiError(
-      'unavailable',
-      'The database did not answer through several retries. A change is applied whole or not at all: read it back, or retry (a create is safe to retry with an Idempotency-Key)',
-      { headers: { 'Retry-After': RETRY_AFTER_SECONDS } },
-    );
-  }
-  logUnexpected(c, error);
-  return new ApiError('internal_error', 'Something went wrong on our side; quote the request id if you report it');
+  return {
+    onError: async (error, c) => problemResponse(c, await toApiError(error, c)),
+    notFound: (c) => problemResponse(c, routeMiss(routes(), c)),
+  };
 }
-
-export const handleNotFound: NotFoundHandler<AppEnv> = (c) => problemResponse(c, routeMiss(c));
 
 /**
  * One structured line per unexpected error. Only the error's class name: messages of database

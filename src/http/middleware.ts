@@ -3,19 +3,15 @@ import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { AppEnv } from '../env.ts';
+import { BOOKMARK_PATTERN, MAX_BODY_BYTES, REQUEST_ID_PATTERN } from './limits.ts';
 import { log } from './log.ts';
-import { BOOKMARK_PATTERN } from './openapi.ts';
 import { ApiError } from './problem.ts';
-
-export const MAX_BODY_BYTES = 256 * 1024;
-
-// Cloudflare sets cf-ray itself; elsewhere (wrangler dev) the client could send anything.
-const RAY_ID = /^[0-9A-Za-z-]{1,64}$/;
 
 /** X-Request-Id on every response: Cloudflare's ray id when there is one, else a fresh UUID. */
 export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const ray = c.req.header('cf-ray');
-  const requestId = ray !== undefined && RAY_ID.test(ray) ? ray : crypto.randomUUID();
+  // Cloudflare sets cf-ray itself; elsewhere (wrangler dev) a client could send anything.
+  const requestId = ray !== undefined && REQUEST_ID_PATTERN.test(ray) ? ray : crypto.randomUUID();
   c.set('requestId', requestId);
   // D1 Sessions: reads may come from the nearest replica, never older than the client's bookmark
   // (its last reply's X-D1-Bookmark); without one, any replica will do until this request writes.

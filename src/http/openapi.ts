@@ -3,7 +3,7 @@
 // bounded scalars. Bounds here describe what the service really sends or accepts.
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.ts';
-import { MAX_BODY_BYTES } from './middleware.ts';
+import { BOOKMARK_PATTERN, MAX_BODY_BYTES, REQUEST_ID_PATTERN } from './limits.ts';
 import { ApiError, PROBLEM_STATUS, problemBody, type FieldError, type ProblemCode } from './problem.ts';
 
 export const MAX_INT32 = 2_147_483_647;
@@ -25,9 +25,6 @@ export const TimestampSchema = z
   .regex(TIMESTAMP_PATTERN)
   .openapi({ format: 'date-time', description: 'ISO 8601, UTC, six fractional digits', example: '2026-11-21T08:14:03.512000Z' });
 
-/** Request ids: Cloudflare's ray id (or a UUID); see requestContext. */
-export const REQUEST_ID_PATTERN = /^[0-9A-Za-z-]{1,64}$/;
-export const BOOKMARK_PATTERN = /^[0-9A-Za-z-]{1,256}$/;
 const EXAMPLE_REQUEST_ID = '8f1e2d3c4b5a6978-AMS';
 
 export const ProblemSchema = z
@@ -68,7 +65,8 @@ export type HeaderName =
   | 'Location'
   | 'Idempotent-Replayed'
   | 'WWW-Authenticate'
-  | 'X-D1-Bookmark';
+  | 'X-D1-Bookmark'
+  | 'Allow';
 
 // A type alias, not an interface: HeaderObject's `x-` index signature accepts only the former.
 type HeaderDefinition = {
@@ -136,6 +134,12 @@ const HEADERS: Record<HeaderName, HeaderDefinition> = {
       'Absent when the request did not touch the database; a malformed bookmark sent is ignored.',
     required: false,
     schema: { type: 'string', maxLength: 256, pattern: BOOKMARK_PATTERN.source },
+  },
+  Allow: {
+    description: 'On 405: the methods this path serves',
+    required: true,
+    schema: { type: 'string', maxLength: 64, pattern: '^[A-Z]+(, [A-Z]+)*$' },
+    example: 'POST, PUT',
   },
   'WWW-Authenticate': {
     description: 'The Bearer challenge (RFC 6750)',
@@ -231,8 +235,12 @@ interface ProblemResponse {
  * description, as one example each, and in `x-problem-codes`. The schema stays the plain Problem
  * (narrowing it per response would give generated clients a different error type per status).
  * Routes behind a credential get 401 and 429; every route gets 500, and 503 (every route reads D1).
+ * A code may come with the route's own example detail, `['not_found', 'No key with that id']`: the
+ * 404 example is also what a malformed path parameter of the route is answered with (see routing.ts).
  */
-export function problemResponses(guard: Guard, ...codes: ProblemCode[]): Record<number, ProblemResponse> {
+export function problemResponses(guard: Guard, ...specs: Array<ProblemCode | readonly [ProblemCode, string]>): Record<number, ProblemResponse> {
+  const codes = specs.map((spec) => (typeof spec === 'string' ? spec : spec[0]));
+  const routeDetail = new Map(specs.filter((spec) => typeof spec !== 'string'));
   const all: ProblemCode[] = [...(guard === 'public' ? [] : (['unauthorized', 'rate_limited'] as const)), ...codes, 'internal_error', 'unavailable'];
   const byStatus = new Map<number, ProblemCode[]>();
   for (const code of new Set(all)) {
@@ -246,6 +254,7 @@ export function problemResponses(guard: Guard, ...codes: ProblemCode[]): Record<
     if (status === 429) extra.push('Retry-After', 'RateLimit-Policy', 'RateLimit');
     if (status === 412) extra.push('ETag');
     if (status === 503) extra.push('Retry-After');
+    if (status === 405) extra.push('Allow');
     if (guard === 'api-key' && AFTER_AUTHENTICATION.has(status)) extra.push('RateLimit-Policy');
     responses[status] = {
       description: `${STATUS_TEXT[status] ?? 'Error'} (code: ${list.join(', ')})`,
@@ -257,7 +266,7 @@ export function problemResponses(guard: Guard, ...codes: ProblemCode[]): Record<
           examples: Object.fromEntries(
             list.map((code) => {
               const errors = EXAMPLE_ERRORS[code];
-              const detail = EXAMPLE_DETAIL_BY_GUARD[guard]?.[code] ?? EXAMPLE_DETAIL[code];
+              const detail = routeDetail.get(code) ?? EXAMPLE_DETAIL_BY_GUARD[guard]?.[code] ?? EXAMPLE_DETAIL[code];
               const error = new ApiError(code, detail, errors ? { errors } : {});
               return [code, { summary: code, value: problemBody(error, EXAMPLE_REQUEST_ID) }];
             }),
@@ -267,6 +276,17 @@ export function problemResponses(guard: Guard, ...codes: ProblemCode[]): Record<
     };
   }
   return responses;
+}
+
+/**
+ * The 405 a request gets at a path that exists with other methods, for the operations a
+ * template-matching tool would route it to (see routesReachedBy405 in routing.ts). It comes before
+ * any credential is checked, so it carries no rate-limit header.
+ */
+export function methodNotAllowedResponse(): ProblemResponse {
+  const response = problemResponses('public', 'method_not_allowed')[405];
+  if (!response) throw new Error('405 is the status of method_not_allowed');
+  return response;
 }
 
 /** A JSON request or response body of the given schema, with an example. */

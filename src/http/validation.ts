@@ -1,9 +1,8 @@
 // Turns zod's issues into the problem `errors` list (every problem at once, with its path) and
 // decides the status by where the bad input was: body 422, query 400, path → no such resource.
-import type { Context } from 'hono';
 import type { z } from '@hono/zod-openapi';
 import { ApiError, type FieldError } from './problem.ts';
-import { routeMiss } from './routing.ts';
+import { RouteMissError } from './routing.ts';
 
 export function formatPath(path: ReadonlyArray<PropertyKey>): string {
   let out = '';
@@ -30,7 +29,7 @@ export function fieldErrors(error: z.ZodError): FieldError[] {
 type HookResult = { success: true } | { success: false; error: z.ZodError; target: string };
 
 /** The default hook of every OpenAPI route: throw a problem when validation fails. */
-export function validationHook(result: HookResult, c: Context): void {
+export function validationHook(result: HookResult): void {
   if (result.success) return;
   const errors = fieldErrors(result.error);
   const count = `${errors.length} problem${errors.length === 1 ? '' : 's'}`;
@@ -42,7 +41,8 @@ export function validationHook(result: HookResult, c: Context): void {
     case 'header':
       throw new ApiError('invalid_header', `A request header has ${count}; see errors`, { errors });
     default:
-      // A path parameter that cannot be valid means the path names nothing here.
-      throw routeMiss(c);
+      // A path parameter that cannot be valid means the path names nothing here (404, or 405 when
+      // the path is another route's: the app's error handler decides, with the route table).
+      throw new RouteMissError();
   }
 }

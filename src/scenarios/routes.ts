@@ -40,8 +40,11 @@ const TokenParams = z.object({ token: ScenarioToken });
 const CURSOR = /^[1-9][0-9]{0,15}$/;
 const LIMIT = /^[0-9]{1,3}$/;
 // The patterns bound the length already; maxLength only states it (one message per bad value).
+// No `example` on optional parameters whose example would spoil a call: Swagger UI's "Try it out"
+// fills every parameter that has one (both cursors at once are a 400; an Idempotency-Key example
+// would replay the first create; an If-Match example would be a 412).
 const cursor = (description: string) =>
-  z.string().regex(CURSOR, 'must be a positive integer (a list item id)').optional().openapi({ description, maxLength: 16, example: '1042' });
+  z.string().regex(CURSOR, 'must be a positive integer (a list item id)').optional().openapi({ description, maxLength: 16 });
 
 const ListQuery = z.strictObject({
   limit: z
@@ -51,8 +54,8 @@ const ListQuery = z.strictObject({
     .refine((v) => !LIMIT.test(v) || (Number(v) >= 1 && Number(v) <= 100), 'must be an integer from 1 to 100')
     .optional()
     .openapi({ description: 'Page length, 1–100 (default 10)', maxLength: 3, example: '10' }),
-  starting_after: cursor('Next page: items older than this id'),
-  endding_before: cursor('Previous page: items newer than this id (spelled as in the spec)'),
+  starting_after: cursor("Next page: items older than this id (the last item's id, e.g. 1042)"),
+  endding_before: cursor("Previous page: items newer than this id (the first item's id; spelled as in the spec)"),
   ending_before: cursor('Same as endding_before'),
 });
 
@@ -62,7 +65,7 @@ const conditionalHeader = (description: string) =>
   z
     .string()
     .optional()
-    .openapi({ description, maxLength: 1024, pattern: '^(\\*|(W/)?"[^"]*"( *, *(W/)?"[^"]*")*)$', example: '"v3"' });
+    .openapi({ description, maxLength: 1024, pattern: '^(\\*|(W/)?"[^"]*"( *, *(W/)?"[^"]*")*)$' });
 
 function origin(c: Context): string {
   return new URL(c.req.url).origin;
@@ -141,7 +144,7 @@ const listCreateViewRoutes = routesBase
             .min(1)
             .max(255)
             .optional()
-            .openapi({ description: 'Any opaque string up to 255 characters', example: '6f1c2a9e-create-household' }),
+            .openapi({ description: 'Any opaque string up to 255 characters, new for each create (a UUID, say)' }),
         }),
         body: { required: true, content: jsonContent(CreateScenarioBodySchema, EXAMPLE_CREATE_BODY) },
       },
@@ -179,7 +182,7 @@ const listCreateViewRoutes = routesBase
       middleware: [requireApiKey] as const,
       request: {
         params: TokenParams,
-        headers: z.object({ 'if-none-match': conditionalHeader('ETags from earlier replies, or *') }),
+        headers: z.object({ 'if-none-match': conditionalHeader('ETags from earlier replies (e.g. "v3"), or *') }),
       },
       responses: {
         200: {
@@ -213,7 +216,7 @@ function saveRoute<M extends 'post' | 'put'>(method: M) {
     tags: ['Scenarios'],
     middleware: [requireApiKey] as const,
     request: {
-      headers: z.object({ 'if-match': conditionalHeader('The ETag the change is based on, or * for "if it exists"') }),
+      headers: z.object({ 'if-match': conditionalHeader('The ETag the change is based on (e.g. "v3"), or * for "if it exists"') }),
       body: { required: true, content: jsonContent(SaveScenarioBodySchema, EXAMPLE_SAVE_BODY) },
     },
     responses: {

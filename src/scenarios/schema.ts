@@ -202,11 +202,16 @@ const dataFields = {
   scenarioData: ScenarioDataInputSchema.optional(),
   scenario_data: ScenarioDataInputSchema.optional().openapi({ description: 'Accepted as a synonym of scenarioData' }),
 };
+/**
+ * requireOneDataKey for the document: JSON Schema cannot see a refinement, so the body schemas
+ * state it as well. With additionalProperties false, one `required` of the two is exactly one.
+ */
+const exactlyOneDataKey = { oneOf: [{ required: ['scenarioData'] }, { required: ['scenario_data'] }] };
 
 export const CreateScenarioBodySchema = z
   .strictObject(dataFields)
   .superRefine(requireOneDataKey, whenObject)
-  .openapi('CreateScenarioBody', { description: 'The data as scenarioData (or scenario_data; exactly one of the two)' });
+  .openapi('CreateScenarioBody', { description: 'The data as scenarioData (or scenario_data; exactly one of the two)', ...exactlyOneDataKey });
 
 export const SaveScenarioBodySchema = z
   .strictObject({
@@ -222,7 +227,7 @@ export const SaveScenarioBodySchema = z
     ...dataFields,
   })
   .superRefine(requireOneDataKey, whenObject)
-  .openapi('SaveScenarioBody', { description: 'The token and the data as scenarioData (or scenario_data; exactly one of the two)' });
+  .openapi('SaveScenarioBody', { description: 'The token and the data as scenarioData (or scenario_data; exactly one of the two)', ...exactlyOneDataKey });
 
 export type CreateScenarioBody = z.infer<typeof CreateScenarioBodySchema>;
 export type SaveScenarioBody = z.infer<typeof SaveScenarioBodySchema>;

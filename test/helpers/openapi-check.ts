@@ -1,13 +1,17 @@
 // Checks a reply against the OpenAPI document: the status must be documented for the operation
-// (method + path template, path parameters matched with their schemas, as the Worker routes), the
+// (found with the Worker's own route table, src/http/routing.ts, whose path parameters are matched
+// by the zod schemas that validate them; the document's parameter schemas must agree), the
 // content type must be one it lists, the body must validate against its schema, and its required
 // headers must be present and valid. Replies to paths no operation takes (404, 405) must be
-// problem+json Problems. Used by send() in api.ts, so every HTTP test checks the contract.
+// problem+json Problems, and documented on any operation a tool matching paths by template alone
+// would take the request for (GET /scenarios/save → 405 is one GET /scenarios/{token} documents).
+// Used by send() in api.ts, so every HTTP test checks the contract.
 //
 // @cfworker/json-schema interprets schemas (no code generation), so it runs inside workerd. It is
 // test code only: the Worker itself validates with zod.
 import { Validator, type Schema } from '@cfworker/json-schema';
-import { openApiDocument } from '../../src/app.ts';
+import { openApiDocument, routeTable } from '../../src/app.ts';
+import { routesAt, type RouteTemplate } from '../../src/http/routing.ts';
 import { PROBLEM_STATUS } from '../../src/http/problem.ts';
 
 type JsonObject = { [key: string]: unknown };
@@ -49,7 +53,6 @@ interface Document {
 }
 
 const BASE_URI = 'https://contract.test/openapi.json';
-const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 /** Served by the app but not operations of the API: the document itself and its reference page. */
 const META = [/^\/openapi\.json$/, /^\/docs(\/.*)?$/];
 
@@ -107,6 +110,11 @@ function validatorAt(pointer: string): Validator {
   return validator;
 }
 
+/** Whether the schema at `pointer` in the document (e.g. /components/schemas/CreateScenarioBody) accepts a value. */
+export function documentAccepts(pointer: string, instance: unknown): boolean {
+  return validatorAt(pointer).validate(instance).valid;
+}
+
 function validateAt(pointer: string, instance: unknown, what: string): void {
   const result = validatorAt(pointer).validate(instance);
   if (result.valid) return;
@@ -121,34 +129,34 @@ function validateAt(pointer: string, instance: unknown, what: string): void {
 interface Route {
   method: string;
   template: string;
-  segments: Array<{ literal: string } | { param: string; pointer: string }>;
+  /** The service's route: its segments, parameters matched by their zod schemas. */
+  served: RouteTemplate;
+  /** Pointers to the document's schema of each path parameter, by name. */
+  params: Map<string, string>;
   operation: OperationObject;
 }
 
-const routes: Route[] = [];
-for (const [template, item] of Object.entries(doc.paths)) {
-  for (const method of METHODS) {
-    const operation = item[method];
-    if (!operation) continue;
-    const base = `/paths/${escapePointer(template)}/${method}`;
-    const params = new Map<string, string>();
-    for (const [i, p] of Object.entries(operation.parameters ?? {})) {
-      const { value, pointer } = resolve(p, `${base}/parameters/${i}`);
-      if (value.in === 'path') params.set(value.name, `${pointer}/schema`);
-    }
-    const segments = template
-      .split('/')
-      .filter(Boolean)
-      .map((segment) => {
-        const name = /^\{(.+)\}$/.exec(segment)?.[1];
-        if (name === undefined) return { literal: segment };
-        const pointer = params.get(name);
-        if (!pointer) throw new ContractError(`${method.toUpperCase()} ${template} does not declare its path parameter ${name}`);
-        return { param: name, pointer };
-      });
-    routes.push({ method: method.toUpperCase(), template, segments, operation });
+/** The service's routes (the document and its page aside), each with its documented operation. */
+const routes: Route[] = routeTable().flatMap((served) => {
+  const template = served.path;
+  const operation = doc.paths[template]?.[served.method.toLowerCase()];
+  if (!operation) {
+    if (served.method === 'GET' && META.some((re) => re.test(template))) return [];
+    throw new ContractError(`${served.method} ${template} is served but not in the document`);
   }
-}
+  const base = `/paths/${escapePointer(template)}/${served.method.toLowerCase()}`;
+  const params = new Map<string, string>();
+  for (const [i, p] of Object.entries(operation.parameters ?? {})) {
+    const { value, pointer } = resolve(p, `${base}/parameters/${i}`);
+    if (value.in === 'path') params.set(value.name, `${pointer}/schema`);
+  }
+  for (const segment of served.segments) {
+    if ('param' in segment && !params.has(segment.param)) {
+      throw new ContractError(`${served.method} ${template} does not declare its path parameter ${segment.param}`);
+    }
+  }
+  return [{ method: served.method, template, served, params, operation }];
+});
 
 function decode(segment: string): string {
   try {
@@ -158,17 +166,36 @@ function decode(segment: string): string {
   }
 }
 
-/** The documented operation a request reaches, as the Worker routes it (parameters by their schemas). */
+/** Whether the document's schemas of the route's path parameters take these path segments. */
+function documentTakes(route: Route, parts: string[]): boolean {
+  return route.served.segments.every((segment, i) => {
+    const part = parts[i] ?? '';
+    return 'literal' in segment ? segment.literal === part : validatorAt(route.params.get(segment.param) ?? '').validate(part).valid;
+  });
+}
+
+/**
+ * The documented operation a request reaches, found as the Worker routes it. Throws when the
+ * document's parameter schemas disagree with the Worker's about the path.
+ */
 export function findOperation(method: string, pathname: string): Route | undefined {
   const parts = pathname.split('/').filter(Boolean).map(decode);
-  return routes.find(
-    (route) =>
-      route.method === method &&
-      route.segments.length === parts.length &&
-      route.segments.every((segment, i) => {
-        const part = parts[i] ?? '';
-        return 'literal' in segment ? segment.literal === part : validatorAt(segment.pointer).validate(part).valid;
-      }),
+  const path = `/${parts.join('/')}`;
+  const served = routesAt(routeTable(), path).find((r) => r.method === method);
+  const route = routes.find((r) => r.served === served);
+  if (route && !documentTakes(route, parts)) {
+    throw new ContractError(`${method} ${pathname}: the Worker routes it to ${route.template}, whose documented parameters refuse it`);
+  }
+  const claimed = routes.find((r) => r !== route && r.method === method && r.served.segments.length === parts.length && documentTakes(r, parts));
+  if (claimed) throw new ContractError(`${method} ${pathname}: the document's ${claimed.template} takes it, but the Worker does not route it there`);
+  return route;
+}
+
+/** Operations a tool that matches `{param}` with any segment (Prism, for one) would route a request to. */
+function templateMatches(method: string, pathname: string): Route[] {
+  const parts = pathname.split('/').filter(Boolean).map(decode);
+  return routes.filter(
+    (r) => r.method === method && r.served.segments.length === parts.length && r.served.segments.every((s, i) => !('literal' in s) || s.literal === parts[i]),
   );
 }
 
@@ -218,6 +245,11 @@ export function checkAgainstDocument(method: string, path: string, reply: Checke
     // No operation takes it: the app's 404 and 405, or whatever refused it before routing (401, 413).
     if (reply.status < 400) throw new ContractError(`${what}: no documented operation takes this request, so it must be refused`);
     if (reply.status === 405 && !reply.headers.get('Allow')) throw new ContractError(`${what}: a 405 must name the allowed methods in Allow`);
+    for (const loose of templateMatches(verb === 'HEAD' ? 'GET' : verb, pathname)) {
+      if (loose.operation.responses[String(reply.status)] === undefined) {
+        throw new ContractError(`${what}: a tool matching paths by template takes this for ${loose.method} ${loose.template}, which does not document ${reply.status}`);
+      }
+    }
     if (!reply.headers.get('X-Request-Id')) throw new ContractError(`${what}: no X-Request-Id`);
     if (verb === 'HEAD') return;
     if (mediaType !== 'application/problem+json') throw new ContractError(`${what}: expected application/problem+json, got ${mediaType || 'no content type'}`);
