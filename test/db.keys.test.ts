@@ -1,9 +1,12 @@
-// The account and API-key queries, called directly against the local D1.
+// The account and API-key queries, and the housekeeping of stored replies and delete receipts,
+// called directly against the local D1.
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { findAccount, insertAccount, listAccounts } from '../src/db/accounts.ts';
+import { hashApiKey, isWellFormedApiKey } from '../src/auth/api-key.ts';
+import { issueApiKey } from '../src/auth/issue-key.ts';
+import { findAccount, findAccountByEmail, insertAccount, listAccounts } from '../src/db/accounts.ts';
 import { findKeyByHash, insertApiKey, listApiKeys, revokeApiKey, touchKeyLastUsed } from '../src/db/api-keys.ts';
-import { deleteIdempotencyRecordsBefore } from '../src/db/idempotency.ts';
+import { pruneBefore } from '../src/db/scenarios.ts';
 import { uniqueEmail } from './helpers/api.ts';
 
 const db = () => env.DB;
@@ -20,8 +23,12 @@ async function account(name = 'Db Test') {
 }
 
 async function key(accountId: number, overrides: Partial<Parameters<typeof insertApiKey>[1]> = {}) {
-  return insertApiKey(db(), { accountId, keyHash: fakeHash(), prefix: 'scn_abcdef', name: null, scope: 'read_write', expiresAt: null, now: NOW, ...overrides });
+  const row = await insertApiKey(db(), { accountId, keyHash: fakeHash(), prefix: 'scn_abcdef', name: null, scope: 'read_write', expiresAt: null, now: NOW, ...overrides });
+  if (!row) throw new Error('insertApiKey returned null');
+  return row;
 }
+
+const keyCount = async () => (await env.DB.prepare('SELECT count(*) AS n FROM api_keys').first<{ n: number }>())?.n;
 
 const lastUsedAt = async (id: number) =>
   (await env.DB.prepare('SELECT last_used_at FROM api_keys WHERE id = ?').bind(id).first<{ last_used_at: number | null }>())?.last_used_at;
@@ -46,6 +53,22 @@ describe('accounts', () => {
   it('findAccount of an unknown id is null', async () => {
     expect(await findAccount(db(), 987_654_321)).toBeNull();
   });
+
+  it('findAccountByEmail finds the account in any letter case; an unknown address is null', async () => {
+    const email = uniqueEmail();
+    const row = await insertAccount(db(), { name: 'Cased', email, now: NOW });
+    expect(await findAccountByEmail(db(), email)).toEqual(row);
+    expect(await findAccountByEmail(db(), email.toUpperCase())).toEqual(row);
+    expect(await findAccountByEmail(db(), `x${email}`)).toBeNull();
+  });
+
+  it('listAccounts lists every account, oldest first', async () => {
+    const a = await account('List A');
+    const b = await account('List B');
+    const ids = (await listAccounts(db())).map((r) => r.id);
+    expect(ids).toEqual([...ids].sort((x, y) => x - y));
+    expect(ids.slice(-2)).toEqual([a.id, b.id]);
+  });
 });
 
 describe('api keys', () => {
@@ -67,6 +90,50 @@ describe('api keys', () => {
 
   it('findKeyByHash of an unknown hash is null', async () => {
     expect(await findKeyByHash(db(), 'f'.repeat(64))).toBeNull();
+  });
+
+  it('insertApiKey returns the stored row', async () => {
+    const owner = await account();
+    const keyHash = fakeHash();
+    const row = await insertApiKey(db(), { accountId: owner.id, keyHash, prefix: 'scn_ABCDEF', name: 'CI', scope: 'read', expiresAt: NOW + MINUTE, now: NOW });
+    expect(row).toEqual({
+      id: expect.any(Number),
+      accountId: owner.id,
+      keyHash,
+      prefix: 'scn_ABCDEF',
+      name: 'CI',
+      scope: 'read',
+      createdAt: NOW,
+      expiresAt: NOW + MINUTE,
+      lastUsedAt: null,
+      revokedAt: null,
+    });
+    expect(await listApiKeys(db(), owner.id)).toEqual([row]);
+  });
+
+  it('insertApiKey for an unknown account returns null and stores nothing', async () => {
+    const before = await keyCount();
+    const keyHash = fakeHash();
+    expect(await insertApiKey(db(), { accountId: 987_654_321, keyHash, prefix: 'scn_abcdef', name: null, scope: 'read_write', expiresAt: null, now: NOW })).toBeNull();
+    expect(await keyCount()).toBe(before);
+    expect(await findKeyByHash(db(), keyHash)).toBeNull();
+  });
+
+  it('issueApiKey hands back a well-formed key once and stores only its hash and prefix', async () => {
+    const owner = await account();
+    const issued = await issueApiKey(db(), owner.id, { name: 'Deploy', scope: 'read_write', expiresAt: null, now: NOW });
+    expect(issued).not.toBeNull();
+    expect(isWellFormedApiKey(issued!.key)).toBe(true);
+    expect(issued!.row).toMatchObject({ accountId: owner.id, keyHash: await hashApiKey(issued!.key), prefix: issued!.key.slice(0, 10), name: 'Deploy' });
+    const stored = await env.DB.prepare('SELECT * FROM api_keys WHERE id = ?').bind(issued!.row.id).first<Record<string, unknown>>();
+    expect(Object.values(stored!)).not.toContain(issued!.key);
+    expect((await findKeyByHash(db(), await hashApiKey(issued!.key)))?.accountId).toBe(owner.id);
+  });
+
+  it('issueApiKey for an unknown account is null', async () => {
+    const before = await keyCount();
+    expect(await issueApiKey(db(), 987_654_321, { name: null, scope: 'read', expiresAt: null, now: NOW })).toBeNull();
+    expect(await keyCount()).toBe(before);
   });
 
   it('insertApiKey refuses a hash that is already stored', async () => {
@@ -116,24 +183,59 @@ describe('api keys', () => {
     const a = await key(owner.id);
     const b = await key(owner.id);
     await key(other.id);
-    expect((await listApiKeys(db(), owner.id)).map((k) => k.id)).toEqual([b.id, a.id]);
+    expect((await listApiKeys(db(), owner.id))?.map((k) => k.id)).toEqual([b.id, a.id]);
+  });
+
+  it('listApiKeys of an account without keys is empty; of an unknown account, null', async () => {
+    const owner = await account();
+    expect(await listApiKeys(db(), owner.id)).toEqual([]);
+    expect(await listApiKeys(db(), 987_654_321)).toBeNull();
   });
 });
 
-describe('idempotency records', () => {
-  it('deleteIdempotencyRecordsBefore removes only records created before the cut-off and counts them', async () => {
+describe('pruneBefore', () => {
+  const insertRecord = (accountId: number, key: string, createdAt: number) =>
+    env.DB.prepare(
+      'INSERT INTO idempotency_records (account_id, key, request_hash, scenario_token, response_status, response_body, created_at) VALUES (?, ?, ?, ?, 201, ?, ?)',
+    )
+      .bind(accountId, key, 'h', '123456789012345', '{}', createdAt)
+      .run();
+  const insertReceipt = (accountId: number, token: string, deletedAt: number) =>
+    env.DB.prepare('INSERT INTO scenario_deletions (token, account_id, change_id, deleted_at) VALUES (?, ?, ?, ?)').bind(token, accountId, `change-${token}`, deletedAt).run();
+  const recordKeys = async (accountId: number) =>
+    (await env.DB.prepare('SELECT key FROM idempotency_records WHERE account_id = ? ORDER BY key').bind(accountId).all<{ key: string }>()).results.map((r) => r.key);
+  const receiptTokens = async (accountId: number) =>
+    (await env.DB.prepare('SELECT token FROM scenario_deletions WHERE account_id = ? ORDER BY token').bind(accountId).all<{ token: string }>()).results.map((r) => r.token);
+
+  it('removes the stored replies and the delete receipts from before the cut-off, of every account, and keeps the rest', async () => {
+    const [a, b] = [await account(), await account()];
+    await insertRecord(a.id, 'old', NOW - 2 * MINUTE);
+    await insertRecord(a.id, 'just-old', NOW - 1);
+    await insertRecord(a.id, 'edge', NOW);
+    await insertRecord(a.id, 'new', NOW + MINUTE);
+    await insertRecord(b.id, 'old', NOW - MINUTE);
+    await insertRecord(b.id, 'new', NOW + 1);
+    await insertReceipt(a.id, '100000000000001', NOW - 2 * MINUTE);
+    await insertReceipt(a.id, '100000000000002', NOW - 1);
+    await insertReceipt(a.id, '100000000000003', NOW);
+    await insertReceipt(b.id, '100000000000004', NOW - MINUTE);
+    await insertReceipt(b.id, '100000000000005', NOW + MINUTE);
+
+    await pruneBefore(db(), NOW);
+
+    expect(await recordKeys(a.id)).toEqual(['edge', 'new']);
+    expect(await recordKeys(b.id)).toEqual(['new']);
+    expect(await receiptTokens(a.id)).toEqual(['100000000000003']);
+    expect(await receiptTokens(b.id)).toEqual(['100000000000005']);
+  });
+
+  it('is a no-op when nothing is older than the cut-off, and when run again', async () => {
     const owner = await account();
-    const insert = (k: string, createdAt: number) =>
-      env.DB.prepare(
-        'INSERT INTO idempotency_records (account_id, key, request_hash, scenario_token, response_status, response_body, created_at) VALUES (?, ?, ?, ?, 201, ?, ?)',
-      )
-        .bind(owner.id, k, 'h', '123456789012345', '{}', createdAt)
-        .run();
-    await insert('old', NOW - 2 * MINUTE);
-    await insert('edge', NOW);
-    await insert('new', NOW + MINUTE);
-    expect(await deleteIdempotencyRecordsBefore(db(), NOW)).toBe(1);
-    const { results } = await env.DB.prepare('SELECT key FROM idempotency_records WHERE account_id = ? ORDER BY key').bind(owner.id).all<{ key: string }>();
-    expect(results.map((r) => r.key)).toEqual(['edge', 'new']);
+    await insertRecord(owner.id, 'kept', NOW);
+    await insertReceipt(owner.id, '100000000000006', NOW);
+    await pruneBefore(db(), NOW);
+    await pruneBefore(db(), NOW);
+    expect(await recordKeys(owner.id)).toEqual(['kept']);
+    expect(await receiptTokens(owner.id)).toEqual(['100000000000006']);
   });
 });

@@ -1,92 +1,170 @@
-// The scenario queries of src/db/scenarios.ts called directly against the local D1 (no Worker in
-// between): keyset paging, scoping by account, versioned updates, deletes; and the states table.
+// The scenario workflows of src/scenarios/workflows.ts called directly against the local D1 (no
+// Worker in between): keyset paging, scoping by the key's account, refused keys (which must write
+// nothing), If-Match saves, idempotent creates, deletes with their receipts, and that a call run
+// again with the same change id (as a retry is) never applies its write twice.
 import { env } from 'cloudflare:workers';
-import { asc } from 'drizzle-orm';
-import { drizzle } from 'drizzle-orm/d1';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { generateApiKey, hashApiKey } from '../src/auth/api-key.ts';
+import { issueApiKey } from '../src/auth/issue-key.ts';
+import { KeyRefusedError, type KeyRefusal } from '../src/auth/key-check.ts';
 import { insertAccount } from '../src/db/accounts.ts';
-import type { Db } from '../src/db/client.ts';
-import { findIdempotencyRecord } from '../src/db/idempotency.ts';
-import { deleteScenario, findScenario, insertScenario, listScenarios, updateScenarioData } from '../src/db/scenarios.ts';
-import { idempotencyRecords, states, type Scenario } from '../src/db/schema.ts';
+import { revokeApiKey, type KeyCheck } from '../src/db/api-keys.ts';
+import { runOne } from '../src/db/execute.ts';
+import { insertScenario, toScenario } from '../src/db/scenarios.ts';
+import type { KeyScope, Scenario } from '../src/db/schema.ts';
+import { ApiError, type ProblemCode } from '../src/http/problem.ts';
+import { toStoredData } from '../src/scenarios/data.ts';
+import { ScenarioDataInputSchema, type ScenarioDataInput } from '../src/scenarios/schema.ts';
 import { US_STATES } from '../src/scenarios/states.ts';
 import { generateScenarioToken } from '../src/scenarios/token.ts';
-import { uniqueEmail } from './helpers/api.ts';
-import { observedD1, type BoundStatement } from './helpers/observed-d1.ts';
+import { createScenario, deleteScenario, listScenarios, saveScenario, viewScenario } from '../src/scenarios/workflows.ts';
+import { scenarioData, uniqueEmail } from './helpers/api.ts';
+import { faultyD1 } from './helpers/faulty-d1.ts';
 
-let db: Db;
-let accountId: number;
+const DAY = 24 * 60 * 60 * 1000;
 
-async function newAccount(): Promise<number> {
-  const account = await insertAccount(db, { name: 'Query Test', email: uniqueEmail(), now: Date.now() });
-  if (!account) throw new Error('account not inserted');
-  return account.id;
+/** A key as the workflows see it: its hash, judged at `now`. */
+interface TestKey {
+  accountId: number;
+  keyId: number;
+  keyHash: string;
+  at(now?: number): KeyCheck;
 }
 
-async function insertRow(owner = accountId, data: object = { year: 2026 }): Promise<Scenario> {
-  const now = Date.now();
-  return insertScenario(db, { token: generateScenarioToken(), accountId: owner, stateId: 36, scenarioData: JSON.stringify(data), createdAt: now, updatedAt: now });
+/** An account (or the one given) with a fresh key, made with the admin-level functions. */
+async function newKey(options: { scope?: KeyScope; expiresAt?: number | null; accountId?: number } = {}): Promise<TestKey> {
+  let accountId = options.accountId;
+  if (accountId === undefined) {
+    const account = await insertAccount(env.DB, { name: 'Workflow Test', email: uniqueEmail(), now: Date.now() });
+    if (!account) throw new Error('account not inserted');
+    accountId = account.id;
+  }
+  const issued = await issueApiKey(env.DB, accountId, { name: null, scope: options.scope ?? 'read_write', expiresAt: options.expiresAt ?? null, now: Date.now() });
+  if (!issued) throw new Error('key not issued');
+  const keyHash = await hashApiKey(issued.key);
+  return { accountId, keyId: issued.row.id, keyHash, at: (now = Date.now()) => ({ keyHash, now }) };
 }
 
-/** Inserts n rows for the account; returns their ids, oldest first. */
-async function insertRows(n: number, owner = accountId): Promise<number[]> {
+/** Validated input, as the routes hand it to the workflows. */
+const input = (overrides: Record<string, unknown> = {}): ScenarioDataInput => ScenarioDataInputSchema.parse(scenarioData(overrides));
+
+async function rowOf(token: string): Promise<Scenario | null> {
+  const row = await env.DB.prepare('select * from scenarios where token = ?').bind(token).first<Record<string, unknown>>();
+  return row ? toScenario(row) : null;
+}
+
+async function tokensOf(accountId: number): Promise<string[]> {
+  const { results } = await env.DB.prepare('select token from scenarios where account_id = ? order by id').bind(accountId).all<{ token: string }>();
+  return results.map((r) => r.token);
+}
+
+async function recordsOf(accountId: number) {
+  const { results } = await env.DB.prepare('select key, scenario_token, request_hash, created_at from idempotency_records where account_id = ? order by key')
+    .bind(accountId)
+    .all<{ key: string; scenario_token: string; request_hash: string; created_at: number }>();
+  return results;
+}
+
+async function receiptOf(token: string) {
+  return env.DB.prepare('select * from scenario_deletions where token = ?').bind(token).first<{ token: string; account_id: number; change_id: string; deleted_at: number }>();
+}
+
+/** Every row a workflow could write (this file's D1 is its own): to prove a call wrote nothing. */
+async function snapshot() {
+  const all = async (table: string, order: string) => (await env.DB.prepare(`select * from ${table} order by ${order}`).all()).results;
+  return {
+    scenarios: await all('scenarios', 'id'),
+    idempotencyRecords: await all('idempotency_records', 'account_id, key'),
+    scenarioDeletions: await all('scenario_deletions', 'token'),
+    apiKeys: await all('api_keys', 'id'),
+  };
+}
+
+/** Creates a scenario through the workflow; its row. */
+async function created(key: TestKey, data: ScenarioDataInput = input(), now = Date.now()): Promise<Scenario> {
+  const result = await createScenario(env.DB, key.at(now), data, crypto.randomUUID());
+  return (await rowOf(result.token))!;
+}
+
+/** n scenarios of the key's account; their ids, oldest first. */
+async function createdIds(key: TestKey, n: number): Promise<number[]> {
   const ids: number[] = [];
-  for (let i = 0; i < n; i++) ids.push((await insertRow(owner)).id);
+  for (let i = 0; i < n; i++) ids.push((await created(key)).id);
   return ids;
 }
 
-const idsOf = (rows: Scenario[]) => rows.map((r) => r.id);
-const change = (data: object, extra: { expectedVersions?: number[]; stateId?: number } = {}) => ({
-  scenarioData: JSON.stringify(data),
-  stateId: extra.stateId ?? 36,
-  now: Date.now(),
-  expectedVersions: extra.expectedVersions,
-});
+async function failure(call: Promise<unknown>): Promise<unknown> {
+  try {
+    await call;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to fail');
+}
 
+async function expectApiError(call: Promise<unknown>, code: ProblemCode): Promise<ApiError> {
+  const error = await failure(call);
+  expect(error).toBeInstanceOf(ApiError);
+  expect((error as ApiError).code).toBe(code);
+  return error as ApiError;
+}
+
+async function expectRefused(call: Promise<unknown>, reason: KeyRefusal): Promise<void> {
+  const error = await failure(call);
+  expect(error).toBeInstanceOf(KeyRefusedError);
+  expect((error as KeyRefusedError).reason).toBe(reason);
+}
+
+const idsOf = (rows: Scenario[]) => rows.map((r) => r.id);
+
+let owner: TestKey;
 beforeEach(async () => {
-  db = env.DB;
-  accountId = await newAccount();
+  owner = await newKey();
 });
 
 describe('listScenarios', () => {
-  it('lists newest first up to the limit, with hasMore', async () => {
-    const ids = await insertRows(5);
-    const page = await listScenarios(db, accountId, { limit: 3 });
+  it('lists newest first up to the limit, with hasMore, and names the caller', async () => {
+    const ids = await createdIds(owner, 5);
+    const page = await listScenarios(env.DB, owner.at(), { limit: 3 });
     expect(idsOf(page.rows)).toEqual(ids.slice(2).reverse());
     expect(page.hasMore).toBe(true);
+    expect(page.caller).toMatchObject({ id: owner.keyId, accountId: owner.accountId, scope: 'read_write' });
   });
 
   it('gives hasMore false when the limit equals what is left', async () => {
-    const ids = await insertRows(3);
-    const page = await listScenarios(db, accountId, { limit: 3 });
+    const ids = await createdIds(owner, 3);
+    const page = await listScenarios(env.DB, owner.at(), { limit: 3 });
     expect(idsOf(page.rows)).toEqual([...ids].reverse());
     expect(page.hasMore).toBe(false);
   });
 
   it('gives the items older than startingAfter', async () => {
-    const ids = await insertRows(6);
-    const page = await listScenarios(db, accountId, { limit: 2, startingAfter: ids[4] });
+    const ids = await createdIds(owner, 6);
+    const page = await listScenarios(env.DB, owner.at(), { limit: 2, startingAfter: ids[4] });
     expect(idsOf(page.rows)).toEqual([ids[3], ids[2]]);
     expect(page.hasMore).toBe(true);
+    const last = await listScenarios(env.DB, owner.at(), { limit: 2, startingAfter: ids[2] });
+    expect(idsOf(last.rows)).toEqual([ids[1], ids[0]]);
+    expect(last.hasMore).toBe(false);
   });
 
   it('gives the items just newer than endingBefore, still newest first', async () => {
-    const ids = await insertRows(6);
-    const page = await listScenarios(db, accountId, { limit: 2, endingBefore: ids[1] });
+    const ids = await createdIds(owner, 6);
+    const page = await listScenarios(env.DB, owner.at(), { limit: 2, endingBefore: ids[1] });
     expect(idsOf(page.rows)).toEqual([ids[3], ids[2]]);
     expect(page.hasMore).toBe(true);
-    const last = await listScenarios(db, accountId, { limit: 10, endingBefore: ids[3] });
+    const last = await listScenarios(env.DB, owner.at(), { limit: 10, endingBefore: ids[3] });
     expect(idsOf(last.rows)).toEqual([ids[5], ids[4]]);
     expect(last.hasMore).toBe(false);
   });
 
   it('walks forward and backward over every row exactly once', async () => {
-    const ids = await insertRows(17);
+    const ids = await createdIds(owner, 17);
     const forward: number[] = [];
-    let page = await listScenarios(db, accountId, { limit: 4 });
+    let page = await listScenarios(env.DB, owner.at(), { limit: 4 });
     forward.push(...idsOf(page.rows));
     while (page.hasMore) {
-      page = await listScenarios(db, accountId, { limit: 4, startingAfter: forward.at(-1) });
+      page = await listScenarios(env.DB, owner.at(), { limit: 4, startingAfter: forward.at(-1) });
       forward.push(...idsOf(page.rows));
     }
     expect(forward).toEqual([...ids].reverse());
@@ -94,7 +172,7 @@ describe('listScenarios', () => {
     const backward: number[] = [ids[0]!];
     let cursor = ids[0];
     for (;;) {
-      const back = await listScenarios(db, accountId, { limit: 4, endingBefore: cursor });
+      const back = await listScenarios(env.DB, owner.at(), { limit: 4, endingBefore: cursor });
       backward.push(...idsOf(back.rows).reverse());
       if (!back.hasMore) break;
       cursor = back.rows[0]!.id;
@@ -102,190 +180,436 @@ describe('listScenarios', () => {
     expect(backward).toEqual(ids);
   });
 
+  it('pages from the id of a deleted row', async () => {
+    const ids = await createdIds(owner, 5);
+    const gone = (await listScenarios(env.DB, owner.at(), { limit: 10 })).rows.find((r) => r.id === ids[2])!;
+    await deleteScenario(env.DB, owner.at(), gone.token, crypto.randomUUID());
+    expect(idsOf((await listScenarios(env.DB, owner.at(), { limit: 10, startingAfter: gone.id })).rows)).toEqual([ids[1], ids[0]]);
+    expect(idsOf((await listScenarios(env.DB, owner.at(), { limit: 10, endingBefore: gone.id })).rows)).toEqual([ids[4], ids[3]]);
+  });
+
+  it('answers an empty page for an account without scenarios', async () => {
+    const page = await listScenarios(env.DB, owner.at(), { limit: 10 });
+    expect([page.rows, page.hasMore]).toEqual([[], false]);
+  });
+
   it("never returns another account's rows, whatever the cursor", async () => {
-    const other = await newAccount();
+    const other = await newKey();
     const mine: number[] = [];
     const theirs: number[] = [];
     for (let i = 0; i < 4; i++) {
-      mine.push((await insertRow()).id);
-      theirs.push((await insertRow(other)).id);
+      mine.push((await created(owner)).id);
+      theirs.push((await created(other)).id);
     }
-    expect(idsOf((await listScenarios(db, accountId, { limit: 100 })).rows)).toEqual([...mine].reverse());
-    const fromTheirs = await listScenarios(db, accountId, { limit: 100, startingAfter: theirs[2] });
-    expect(idsOf(fromTheirs.rows)).toEqual([mine[2], mine[1], mine[0]]);
-    const before = await listScenarios(db, accountId, { limit: 100, endingBefore: theirs[1] });
-    expect(idsOf(before.rows)).toEqual([mine[3], mine[2]]);
+    expect(idsOf((await listScenarios(env.DB, owner.at(), { limit: 100 })).rows)).toEqual([...mine].reverse());
+    expect(idsOf((await listScenarios(env.DB, owner.at(), { limit: 100, startingAfter: theirs[2] })).rows)).toEqual([mine[2], mine[1], mine[0]]);
+    expect(idsOf((await listScenarios(env.DB, owner.at(), { limit: 100, endingBefore: theirs[1] })).rows)).toEqual([mine[3], mine[2]]);
+    expect(idsOf((await listScenarios(env.DB, other.at(), { limit: 100 })).rows)).toEqual([...theirs].reverse());
   });
 
-  it('pages from the id of a deleted row', async () => {
-    const ids = await insertRows(5);
-    const gone = (await findRow(ids[2]!))!;
-    expect(await deleteScenario(db, accountId, gone.token)).toBe(true);
-    expect(idsOf((await listScenarios(db, accountId, { limit: 10, startingAfter: gone.id })).rows)).toEqual([ids[1], ids[0]]);
-    expect(idsOf((await listScenarios(db, accountId, { limit: 10, endingBefore: gone.id })).rows)).toEqual([ids[4], ids[3]]);
-  });
-
-  it('answers an empty page for an account without rows', async () => {
-    expect(await listScenarios(db, accountId, { limit: 10 })).toEqual({ rows: [], hasMore: false });
-  });
-
-  it('pages on the (account_id, id) index without sorting', async () => {
-    const recorded: BoundStatement[] = [];
-    // Observe the SQL listScenarios sends (the database behind it is the real one).
-    const observed = observedD1((statement) => recorded.push(statement));
-    await insertRows(3);
-    for (const request of [{ limit: 2 }, { limit: 2, startingAfter: 1_000_000 }, { limit: 2, endingBefore: 1 }]) {
-      recorded.length = 0;
-      await listScenarios(observed, accountId, request);
-      expect(recorded).toHaveLength(1);
-      const { sql, params } = recorded[0]!;
-      const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
-      const details = plan.results.map((r) => r.detail).join('\n');
-      expect(details, JSON.stringify(request)).toMatch(/scenarios_account_id_idx/);
-      expect(details, JSON.stringify(request)).not.toMatch(/TEMP B-TREE/);
-    }
+  it('lists the account’s scenarios for each of its keys, a read-only one too', async () => {
+    const ids = await createdIds(owner, 2);
+    const reader = await newKey({ accountId: owner.accountId, scope: 'read' });
+    const page = await listScenarios(env.DB, reader.at(), { limit: 10 });
+    expect(idsOf(page.rows)).toEqual([...ids].reverse());
+    expect(page.caller).toMatchObject({ id: reader.keyId, scope: 'read' });
   });
 });
 
-async function findRow(id: number): Promise<Scenario | undefined> {
-  const rows = await listScenarios(db, accountId, { limit: 100 });
-  return rows.rows.find((r) => r.id === id);
-}
-
-describe('findScenario', () => {
-  it("finds the account's scenario by token", async () => {
-    const row = await insertRow(accountId, { year: 2031 });
-    const found = await findScenario(db, accountId, row.token);
-    expect(found).toEqual(row);
-    expect(JSON.parse(found!.scenarioData)).toEqual({ year: 2031 });
+describe('viewScenario', () => {
+  it("gives the account's scenario by token", async () => {
+    const row = await created(owner, input({ year: 2031 }));
+    const { scenario, caller } = await viewScenario(env.DB, owner.at(), row.token);
+    expect(scenario).toEqual(row);
+    expect(JSON.parse(scenario.scenarioData).year).toBe(2031);
+    expect(caller.accountId).toBe(owner.accountId);
   });
 
-  it("answers null for another account's token", async () => {
-    const other = await newAccount();
-    const row = await insertRow(other);
-    expect(await findScenario(db, accountId, row.token)).toBeNull();
-    expect(await findScenario(db, other, row.token)).not.toBeNull();
+  it("is not_found for another account's token, which stays in place", async () => {
+    const other = await newKey();
+    const row = await created(other);
+    const error = await expectApiError(viewScenario(env.DB, owner.at(), row.token), 'not_found');
+    // The refusal still names whose key was accepted (for the log line).
+    expect(error.caller?.accountId).toBe(owner.accountId);
+    expect((await viewScenario(env.DB, other.at(), row.token)).scenario).toEqual(row);
   });
 
-  it('answers null for an unknown token', async () => {
-    expect(await findScenario(db, accountId, '123456789012345')).toBeNull();
+  it('is not_found for an unknown token', async () => {
+    await expectApiError(viewScenario(env.DB, owner.at(), '123456789012345'), 'not_found');
   });
 });
 
-describe('updateScenarioData', () => {
+describe('createScenario', () => {
+  it('stores one scenario with the validated data, version 1 and the change id, and answers its detail form', async () => {
+    const data = input({ state_id: 6, year: 2027 });
+    const now = Date.now();
+    const changeId = crypto.randomUUID();
+    const result = await createScenario(env.DB, owner.at(now), data, changeId);
+    expect(result.replayed).toBe(false);
+    expect(result.caller).toMatchObject({ id: owner.keyId, accountId: owner.accountId });
+    expect(await tokensOf(owner.accountId)).toEqual([result.token]);
+    const row = (await rowOf(result.token))!;
+    expect(row).toMatchObject({ accountId: owner.accountId, stateId: 6, version: 1, changeId, createdAt: now, updatedAt: now });
+    expect(JSON.parse(row.scenarioData)).toEqual(toStoredData(data, result.token));
+    expect(result.body.data).toMatchObject({
+      status: 'success',
+      message: 'Scenario created',
+      scenario: { token: result.token, chart_img: '', state: { id: 6, name: 'California' }, scenario_data: { token: Number(result.token), year: 2027 } },
+    });
+  });
+
+  it('draws a fresh token for every create', async () => {
+    const tokens = new Set<string>();
+    for (let i = 0; i < 5; i++) tokens.add((await createScenario(env.DB, owner.at(), input(), crypto.randomUUID())).token);
+    expect(tokens.size).toBe(5);
+    expect((await tokensOf(owner.accountId)).sort()).toEqual([...tokens].sort());
+  });
+});
+
+describe('saveScenario', () => {
   it('replaces the data and state, bumps the version and updatedAt, keeps createdAt', async () => {
-    const row = await insertRow();
+    const row = await created(owner);
     const later = row.updatedAt + 5000;
-    const saved = await updateScenarioData(db, accountId, row.token, { scenarioData: '{"year":2040}', stateId: 6, now: later });
-    expect(saved).toMatchObject({ id: row.id, token: row.token, scenarioData: '{"year":2040}', stateId: 6, version: 2, updatedAt: later, createdAt: row.createdAt });
-    expect(await findScenario(db, accountId, row.token)).toEqual(saved);
+    const data = input({ state_id: 6, year: 2040 });
+    const changeId = crypto.randomUUID();
+    const saved = await saveScenario(env.DB, owner.at(later), row.token, data, changeId);
+    expect(saved.scenario).toMatchObject({ id: row.id, token: row.token, stateId: 6, version: 2, changeId, updatedAt: later, createdAt: row.createdAt });
+    expect(saved.stored).toEqual(toStoredData(data, row.token));
+    expect(JSON.parse(saved.scenario.scenarioData)).toEqual(saved.stored);
+    expect(await rowOf(row.token)).toEqual(saved.scenario);
   });
 
-  it('updates when expectedVersions holds the current version', async () => {
-    const row = await insertRow();
-    const saved = await updateScenarioData(db, accountId, row.token, change({ year: 2041 }, { expectedVersions: [row.version] }));
-    expect(saved?.version).toBe(row.version + 1);
+  it('saves when versions holds the current version', async () => {
+    const row = await created(owner);
+    const saved = await saveScenario(env.DB, owner.at(), row.token, input({ year: 2041 }), crypto.randomUUID(), [row.version]);
+    expect(saved.scenario.version).toBe(row.version + 1);
+    expect((await rowOf(row.token))?.version).toBe(2);
   });
 
-  it('accepts any of several expected versions', async () => {
-    const row = await insertRow();
-    expect(await updateScenarioData(db, accountId, row.token, change({ year: 2042 }, { expectedVersions: [7, 1, 9] }))).not.toBeNull();
+  it('accepts any of several versions', async () => {
+    const row = await created(owner);
+    const saved = await saveScenario(env.DB, owner.at(), row.token, input({ year: 2042 }), crypto.randomUUID(), [7, 1, 9]);
+    expect(saved.scenario.version).toBe(2);
   });
 
-  it('answers null for a stale expected version and leaves the row unchanged', async () => {
-    const row = await insertRow();
-    await updateScenarioData(db, accountId, row.token, change({ year: 2043 }));
-    const current = await findScenario(db, accountId, row.token);
-    expect(await updateScenarioData(db, accountId, row.token, change({ year: 1999 }, { expectedVersions: [1] }))).toBeNull();
-    expect(await findScenario(db, accountId, row.token)).toEqual(current);
+  it('is precondition_failed for a stale version, with the current ETag, and leaves the row as it was', async () => {
+    const row = await created(owner);
+    await saveScenario(env.DB, owner.at(), row.token, input({ year: 2043 }), crypto.randomUUID());
+    const current = await rowOf(row.token);
+    const error = await expectApiError(saveScenario(env.DB, owner.at(), row.token, input({ year: 1999 }), crypto.randomUUID(), [1]), 'precondition_failed');
+    expect(error.headers).toEqual({ ETag: '"v2"' });
+    expect(error.status).toBe(412);
+    expect(await rowOf(row.token)).toEqual(current);
   });
 
-  it('answers null for an empty list of expected versions', async () => {
-    const row = await insertRow();
-    expect(await updateScenarioData(db, accountId, row.token, change({ year: 1999 }, { expectedVersions: [] }))).toBeNull();
-    expect((await findScenario(db, accountId, row.token))?.version).toBe(1);
+  it('is precondition_failed for an empty list of versions (an If-Match naming none)', async () => {
+    const row = await created(owner);
+    const error = await expectApiError(saveScenario(env.DB, owner.at(), row.token, input({ year: 1999 }), crypto.randomUUID(), []), 'precondition_failed');
+    expect(error.headers.ETag).toBe('"v1"');
+    expect(await rowOf(row.token)).toEqual(row);
   });
 
-  it('lets only one of two updates with the same expected version win', async () => {
-    const row = await insertRow();
-    const results = await Promise.all([
-      updateScenarioData(db, accountId, row.token, change({ year: 2001 }, { expectedVersions: [1] })),
-      updateScenarioData(db, accountId, row.token, change({ year: 2002 }, { expectedVersions: [1] })),
+  it('lets only one of two racing saves with the same version win; the other sees the winner’s ETag', async () => {
+    const row = await created(owner);
+    const outcomes = await Promise.allSettled([
+      saveScenario(env.DB, owner.at(), row.token, input({ year: 2001 }), crypto.randomUUID(), [1]),
+      saveScenario(env.DB, owner.at(), row.token, input({ year: 2002 }), crypto.randomUUID(), [1]),
     ]);
-    const winners = results.filter((r) => r !== null);
-    expect(winners).toHaveLength(1);
-    const stored = await findScenario(db, accountId, row.token);
-    expect(stored?.version).toBe(2);
-    expect(stored?.scenarioData).toBe(winners[0]!.scenarioData);
+    const won = outcomes.filter((o) => o.status === 'fulfilled');
+    const lost = outcomes.filter((o) => o.status === 'rejected');
+    expect([won.length, lost.length]).toEqual([1, 1]);
+    expect(lost[0]!.reason).toMatchObject({ code: 'precondition_failed', headers: { ETag: '"v2"' } });
+    const stored = (await rowOf(row.token))!;
+    expect(stored.version).toBe(2);
+    expect(stored).toEqual(won[0]!.value.scenario);
   });
 
-  it('lets the last of two unconditional updates win', async () => {
-    const row = await insertRow();
-    await updateScenarioData(db, accountId, row.token, change({ year: 2001 }));
-    await updateScenarioData(db, accountId, row.token, change({ year: 2002 }));
-    const stored = await findScenario(db, accountId, row.token);
-    expect([stored?.version, stored?.scenarioData]).toEqual([3, '{"year":2002}']);
+  it('lets the last of two unconditional saves win', async () => {
+    const row = await created(owner);
+    await saveScenario(env.DB, owner.at(), row.token, input({ year: 2001 }), crypto.randomUUID());
+    await saveScenario(env.DB, owner.at(), row.token, input({ year: 2002 }), crypto.randomUUID());
+    const stored = (await rowOf(row.token))!;
+    expect([stored.version, JSON.parse(stored.scenarioData).year]).toEqual([3, 2002]);
   });
 
-  it("answers null for another account's token and leaves it unchanged", async () => {
-    const other = await newAccount();
-    const row = await insertRow(other);
-    expect(await updateScenarioData(db, accountId, row.token, change({ year: 1999 }))).toBeNull();
-    expect(await findScenario(db, other, row.token)).toEqual(row);
+  it("is not_found for another account's token, with or without versions, and changes nothing", async () => {
+    const other = await newKey();
+    const row = await created(other);
+    const before = await snapshot();
+    await expectApiError(saveScenario(env.DB, owner.at(), row.token, input({ year: 1999 }), crypto.randomUUID()), 'not_found');
+    await expectApiError(saveScenario(env.DB, owner.at(), row.token, input({ year: 1999 }), crypto.randomUUID(), [1]), 'not_found');
+    expect(await snapshot()).toEqual(before);
   });
 
-  it('answers null for an unknown token', async () => {
-    expect(await updateScenarioData(db, accountId, '123456789012345', change({ year: 1999 }))).toBeNull();
+  it('is not_found for an unknown token', async () => {
+    await expectApiError(saveScenario(env.DB, owner.at(), '123456789012345', input(), crypto.randomUUID()), 'not_found');
+    await expectApiError(saveScenario(env.DB, owner.at(), '123456789012345', input(), crypto.randomUUID(), [1]), 'not_found');
   });
 });
 
 describe('deleteScenario', () => {
-  it('deletes the scenario and answers true, then false', async () => {
-    const row = await insertRow();
-    expect(await deleteScenario(db, accountId, row.token)).toBe(true);
-    expect(await findScenario(db, accountId, row.token)).toBeNull();
-    expect(await deleteScenario(db, accountId, row.token)).toBe(false);
-  });
+  it('removes the scenario and its stored create replies, and writes a receipt naming the change', async () => {
+    const kept = await created(owner);
+    const replied = await createScenario(env.DB, owner.at(), input(), crypto.randomUUID(), { key: 'k-gone', requestHash: 'h-gone' });
+    await createScenario(env.DB, owner.at(), input(), crypto.randomUUID(), { key: 'k-kept', requestHash: 'h-kept' });
+    const keptReply = (await recordsOf(owner.accountId)).find((r) => r.key === 'k-kept')!;
+    const now = Date.now();
+    const changeId = crypto.randomUUID();
 
-  it("answers false for another account's token and leaves it in place", async () => {
-    const other = await newAccount();
-    const row = await insertRow(other);
-    expect(await deleteScenario(db, accountId, row.token)).toBe(false);
-    expect(await findScenario(db, other, row.token)).toEqual(row);
-  });
+    const caller = await deleteScenario(env.DB, owner.at(now), replied.token, changeId);
 
-  it('removes the stored create replies of that scenario only', async () => {
-    const [gone, kept] = [await insertRow(), await insertRow()];
-    const record = (key: string, token: string) => ({ accountId, key, requestHash: 'h', scenarioToken: token, responseStatus: 201, responseBody: '{}', createdAt: Date.now() });
-    await drizzle(env.DB).insert(idempotencyRecords).values([record('k-gone', gone.token), record('k-kept', kept.token)]);
-    expect(await deleteScenario(db, accountId, gone.token)).toBe(true);
-    expect(await findIdempotencyRecord(db, accountId, 'k-gone')).toBeNull();
-    expect(await findIdempotencyRecord(db, accountId, 'k-kept')).not.toBeNull();
+    expect(caller).toMatchObject({ id: owner.keyId, accountId: owner.accountId });
+    expect(await rowOf(replied.token)).toBeNull();
+    expect((await recordsOf(owner.accountId)).map((r) => r.key)).toEqual(['k-kept']);
+    expect((await tokensOf(owner.accountId)).sort()).toEqual([kept.token, keptReply.scenario_token].sort());
+    expect(await receiptOf(replied.token)).toEqual({ token: replied.token, account_id: owner.accountId, change_id: changeId, deleted_at: now });
   });
 
   it('leaves the other scenarios of the account', async () => {
-    const ids = await insertRows(3);
-    const middle = (await findRow(ids[1]!))!;
-    await deleteScenario(db, accountId, middle.token);
-    expect(idsOf((await listScenarios(db, accountId, { limit: 10 })).rows)).toEqual([ids[2], ids[0]]);
+    const ids = await createdIds(owner, 3);
+    const middle = (await listScenarios(env.DB, owner.at(), { limit: 10 })).rows.find((r) => r.id === ids[1])!;
+    await deleteScenario(env.DB, owner.at(), middle.token, crypto.randomUUID());
+    expect(idsOf((await listScenarios(env.DB, owner.at(), { limit: 10 })).rows)).toEqual([ids[2], ids[0]]);
+  });
+
+  it("is not_found for another account's token, which keeps its row and replies, with no receipt", async () => {
+    const other = await newKey();
+    const theirs = await createScenario(env.DB, other.at(), input(), crypto.randomUUID(), { key: 'theirs', requestHash: 'h' });
+    const before = await snapshot();
+    await expectApiError(deleteScenario(env.DB, owner.at(), theirs.token, crypto.randomUUID()), 'not_found');
+    expect(await snapshot()).toEqual(before);
+    expect(await receiptOf(theirs.token)).toBeNull();
+  });
+
+  it('is not_found for an unknown token', async () => {
+    await expectApiError(deleteScenario(env.DB, owner.at(), '123456789012345', crypto.randomUUID()), 'not_found');
+  });
+
+  it("does not show an account another account's receipt", async () => {
+    const row = await created(owner);
+    const changeId = crypto.randomUUID();
+    await deleteScenario(env.DB, owner.at(), row.token, changeId);
+    const other = await newKey();
+    await expectApiError(deleteScenario(env.DB, other.at(), row.token, changeId), 'not_found');
+  });
+});
+
+describe('createScenario with an Idempotency-Key', () => {
+  it('creates once: the same key and body again replays the first reply and token', async () => {
+    const data = input({ year: 2033 });
+    const first = await createScenario(env.DB, owner.at(), data, crypto.randomUUID(), { key: 'same', requestHash: 'body-1' });
+    const again = await createScenario(env.DB, owner.at(), data, crypto.randomUUID(), { key: 'same', requestHash: 'body-1' });
+    expect([first.replayed, again.replayed]).toEqual([false, true]);
+    expect(again.token).toBe(first.token);
+    expect(again.body).toEqual(first.body);
+    expect(await tokensOf(owner.accountId)).toEqual([first.token]);
+    expect(await recordsOf(owner.accountId)).toEqual([{ key: 'same', scenario_token: first.token, request_hash: 'body-1', created_at: expect.any(Number) }]);
+  });
+
+  it('is idempotency_conflict for the same key with another body, and writes nothing', async () => {
+    await createScenario(env.DB, owner.at(), input(), crypto.randomUUID(), { key: 'k', requestHash: 'body-1' });
+    const before = await snapshot();
+    const error = await expectApiError(createScenario(env.DB, owner.at(), input({ year: 2030 }), crypto.randomUUID(), { key: 'k', requestHash: 'body-2' }), 'idempotency_conflict');
+    expect(error.caller?.accountId).toBe(owner.accountId);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('keeps keys per account: another account’s same key creates its own scenario', async () => {
+    const other = await newKey();
+    const mine = await createScenario(env.DB, owner.at(), input(), crypto.randomUUID(), { key: 'shared', requestHash: 'body-1' });
+    const theirs = await createScenario(env.DB, other.at(), input(), crypto.randomUUID(), { key: 'shared', requestHash: 'body-1' });
+    expect(theirs.replayed).toBe(false);
+    expect(theirs.token).not.toBe(mine.token);
+    expect(await tokensOf(other.accountId)).toEqual([theirs.token]);
+    expect(await tokensOf(owner.accountId)).toEqual([mine.token]);
+  });
+
+  it('lets a record 24 hours old give way to a new create with the same key', async () => {
+    const start = Date.now() - DAY;
+    const first = await createScenario(env.DB, owner.at(start), input(), crypto.randomUUID(), { key: 'aged', requestHash: 'body-1' });
+    const later = await createScenario(env.DB, owner.at(start + DAY), input({ year: 2035 }), crypto.randomUUID(), { key: 'aged', requestHash: 'body-2' });
+    expect(later.replayed).toBe(false);
+    expect(later.token).not.toBe(first.token);
+    expect(await recordsOf(owner.accountId)).toEqual([{ key: 'aged', scenario_token: later.token, request_hash: 'body-2', created_at: start + DAY }]);
+    // The first create's scenario is the client's and stays; only its stored reply has lapsed.
+    expect(await tokensOf(owner.accountId)).toEqual([first.token, later.token]);
+  });
+
+  it('keeps a record younger than 24 hours: a replay, or a conflict for another body', async () => {
+    const start = Date.now() - DAY;
+    const first = await createScenario(env.DB, owner.at(start), input(), crypto.randomUUID(), { key: 'young', requestHash: 'body-1' });
+    const replay = await createScenario(env.DB, owner.at(start + DAY - 1), input(), crypto.randomUUID(), { key: 'young', requestHash: 'body-1' });
+    expect([replay.replayed, replay.token]).toEqual([true, first.token]);
+    await expectApiError(createScenario(env.DB, owner.at(start + DAY - 1), input(), crypto.randomUUID(), { key: 'young', requestHash: 'body-2' }), 'idempotency_conflict');
+    expect(await tokensOf(owner.accountId)).toEqual([first.token]);
+  });
+
+  it('creates afresh once the scenario it created was deleted (its stored reply went with it)', async () => {
+    const first = await createScenario(env.DB, owner.at(), input(), crypto.randomUUID(), { key: 'again', requestHash: 'body-1' });
+    await deleteScenario(env.DB, owner.at(), first.token, crypto.randomUUID());
+    const second = await createScenario(env.DB, owner.at(), input(), crypto.randomUUID(), { key: 'again', requestHash: 'body-1' });
+    expect(second.replayed).toBe(false);
+    expect(await tokensOf(owner.accountId)).toEqual([second.token]);
+  });
+});
+
+describe('refused keys', () => {
+  // Every call a key can make; the target scenario belongs to the key's own account, so only the
+  // key check stands between the call and a write.
+  const calls = (key: KeyCheck, token: string) => ({
+    list: () => listScenarios(env.DB, key, { limit: 10 }),
+    view: () => viewScenario(env.DB, key, token),
+    create: () => createScenario(env.DB, key, input(), crypto.randomUUID()),
+    'create with Idempotency-Key': () => createScenario(env.DB, key, input(), crypto.randomUUID(), { key: 'refused', requestHash: 'h' }),
+    save: () => saveScenario(env.DB, key, token, input({ year: 2050 }), crypto.randomUUID()),
+    'save with versions': () => saveScenario(env.DB, key, token, input({ year: 2050 }), crypto.randomUUID(), [1]),
+    delete: () => deleteScenario(env.DB, key, token, crypto.randomUUID()),
+  });
+
+  const refusedKeys: [KeyRefusal, () => Promise<KeyCheck>][] = [
+    [
+      'revoked',
+      async () => {
+        const key = await newKey({ accountId: owner.accountId });
+        await revokeApiKey(env.DB, key.keyId, Date.now());
+        return key.at();
+      },
+    ],
+    ['expired', async () => (await newKey({ accountId: owner.accountId, expiresAt: Date.now() - 1 })).at()],
+    ['unknown', async () => ({ keyHash: await hashApiKey(generateApiKey()), now: Date.now() })],
+  ];
+
+  it.each(refusedKeys)('a %s key is refused for every call, and nothing is written', async (reason, makeKey) => {
+    const { token } = await created(owner);
+    const key = await makeKey();
+    const before = await snapshot();
+    for (const [name, call] of Object.entries(calls(key, token))) {
+      await expectRefused(call(), reason).catch((error: unknown) => {
+        throw new Error(`${name}: ${String(error)}`);
+      });
+    }
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('a read-only key reads, and is refused as read_only for every write, writing nothing', async () => {
+    const row = await created(owner);
+    const reader = (await newKey({ accountId: owner.accountId, scope: 'read' })).at();
+    const all = calls(reader, row.token);
+    expect(idsOf((await all.list()).rows)).toEqual([row.id]);
+    expect((await all.view()).scenario).toEqual(row);
+    const before = await snapshot();
+    for (const name of ['create', 'create with Idempotency-Key', 'save', 'save with versions', 'delete'] as const) {
+      await expectRefused(all[name](), 'read_only').catch((error: unknown) => {
+        throw new Error(`${name}: ${String(error)}`);
+      });
+    }
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('a key works until the millisecond it expires, and from then on writes nothing', async () => {
+    const expiresAt = Date.now() + 60_000;
+    const key = await newKey({ accountId: owner.accountId, expiresAt });
+    const row = await created(owner);
+    const saved = await saveScenario(env.DB, key.at(expiresAt - 1), row.token, input({ year: 2044 }), crypto.randomUUID());
+    expect(saved.scenario.version).toBe(2);
+    const before = await snapshot();
+    await expectRefused(saveScenario(env.DB, key.at(expiresAt), row.token, input({ year: 2045 }), crypto.randomUUID()), 'expired');
+    await expectRefused(createScenario(env.DB, key.at(expiresAt), input(), crypto.randomUUID()), 'expired');
+    await expectRefused(deleteScenario(env.DB, key.at(expiresAt), row.token, crypto.randomUUID()), 'expired');
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('a revoked key names its revocation even when it has also expired', async () => {
+    const key = await newKey({ accountId: owner.accountId, expiresAt: Date.now() - 1 });
+    await revokeApiKey(env.DB, key.keyId, Date.now());
+    await expectRefused(listScenarios(env.DB, key.at(), { limit: 1 }), 'revoked');
+  });
+});
+
+describe('a call run again with the same change id, as a retry is', () => {
+  it('create: a reply lost after the commit gives the created scenario, and one row', async () => {
+    const changeId = crypto.randomUUID();
+    const d1 = faultyD1((n) => (n === 1 ? 'after' : undefined));
+    const result = await createScenario(d1.db, owner.at(), input(), changeId);
+    expect(d1.injected.after).toBe(1);
+    expect(result.replayed).toBe(false);
+    expect(await tokensOf(owner.accountId)).toEqual([result.token]);
+    expect((await rowOf(result.token))?.changeId).toBe(changeId);
+  });
+
+  it('create with an Idempotency-Key: the retry is the create itself, not a replay; one row, one record', async () => {
+    const d1 = faultyD1((n) => (n === 1 ? 'after' : undefined));
+    const result = await createScenario(d1.db, owner.at(), input(), crypto.randomUUID(), { key: 'retried', requestHash: 'h' });
+    expect(d1.injected.after).toBe(1);
+    expect(result.replayed).toBe(false);
+    expect(await tokensOf(owner.accountId)).toEqual([result.token]);
+    expect((await recordsOf(owner.accountId)).map((r) => r.scenario_token)).toEqual([result.token]);
+  });
+
+  it('create with an Idempotency-Key, called twice with one change id: one row', async () => {
+    const changeId = crypto.randomUUID();
+    const first = await createScenario(env.DB, owner.at(), input(), changeId, { key: 'twice', requestHash: 'h' });
+    const second = await createScenario(env.DB, owner.at(), input(), changeId, { key: 'twice', requestHash: 'h' });
+    expect(second.token).toBe(first.token);
+    expect(await tokensOf(owner.accountId)).toEqual([first.token]);
+  });
+
+  it('save: called twice, the version moves once and both calls answer saved', async () => {
+    const row = await created(owner);
+    const changeId = crypto.randomUUID();
+    const first = await saveScenario(env.DB, owner.at(), row.token, input({ year: 2046 }), changeId);
+    const second = await saveScenario(env.DB, owner.at(), row.token, input({ year: 2046 }), changeId);
+    expect([first.scenario.version, second.scenario.version]).toEqual([2, 2]);
+    expect((await rowOf(row.token))?.version).toBe(2);
+  });
+
+  it('save with versions: called again after its own commit it answers saved, not 412', async () => {
+    const row = await created(owner);
+    const changeId = crypto.randomUUID();
+    await saveScenario(env.DB, owner.at(), row.token, input({ year: 2047 }), changeId, [1]);
+    const again = await saveScenario(env.DB, owner.at(), row.token, input({ year: 2047 }), changeId, [1]);
+    expect(again.scenario.version).toBe(2);
+    expect((await rowOf(row.token))?.version).toBe(2);
+  });
+
+  it('save: a reply lost after the commit gives saved, with the version moved once', async () => {
+    const row = await created(owner);
+    const d1 = faultyD1((n) => (n === 1 ? 'after' : undefined));
+    const saved = await saveScenario(d1.db, owner.at(), row.token, input({ year: 2048 }), crypto.randomUUID(), [1]);
+    expect(d1.injected.after).toBe(1);
+    expect(saved.scenario.version).toBe(2);
+    expect((await rowOf(row.token))?.version).toBe(2);
+  });
+
+  it('delete: called again with its change id it still succeeds; another delete is not_found', async () => {
+    const row = await created(owner);
+    const changeId = crypto.randomUUID();
+    await deleteScenario(env.DB, owner.at(), row.token, changeId);
+    const after = await snapshot();
+    await expect(deleteScenario(env.DB, owner.at(), row.token, changeId)).resolves.toMatchObject({ accountId: owner.accountId });
+    expect(await snapshot()).toEqual(after);
+    await expectApiError(deleteScenario(env.DB, owner.at(), row.token, crypto.randomUUID()), 'not_found');
+  });
+
+  it('delete: a reply lost after the commit gives success, not not_found', async () => {
+    const row = await created(owner);
+    const d1 = faultyD1((n) => (n === 1 ? 'after' : undefined));
+    await deleteScenario(d1.db, owner.at(), row.token, crypto.randomUUID());
+    expect(d1.injected.after).toBe(1);
+    expect(await rowOf(row.token)).toBeNull();
   });
 });
 
 describe('states table', () => {
-  it('holds exactly the rows of US_STATES', async () => {
-    const rows = await drizzle(env.DB).select().from(states).orderBy(asc(states.id)).all();
-    expect(rows).toEqual([...US_STATES].sort((a, b) => a.id - b.id).map(({ id, name, slug }) => ({ id, name, slug })));
-  });
-
-  it('holds the 50 states and DC', async () => {
+  it('holds exactly the rows of US_STATES (the 50 states and DC)', async () => {
+    const { results } = await env.DB.prepare('select id, name, slug from states order by id').all();
     expect(US_STATES).toHaveLength(51);
-    expect(await drizzle(env.DB).select().from(states).all()).toHaveLength(51);
+    expect(results).toEqual([...US_STATES].sort((a, b) => a.id - b.id).map(({ id, name, slug }) => ({ id, name, slug })));
   });
 
   it('refuses a scenario whose state is not in the table', async () => {
-    const now = Date.now();
-    await expect(
-      insertScenario(db, { token: generateScenarioToken(), accountId, stateId: 3, scenarioData: '{}', createdAt: now, updatedAt: now }),
-    ).rejects.toThrow();
+    const values = { ...owner.at(), token: generateScenarioToken(), stateId: 3, scenarioData: '{}', changeId: crypto.randomUUID() };
+    await expect(runOne(env.DB, insertScenario(env.DB, values))).rejects.toThrow(/FOREIGN KEY/);
+    expect(await tokensOf(owner.accountId)).toEqual([]);
   });
 });
