@@ -3,7 +3,8 @@
 // travels in the signature so the chart query stays scoped to an account like every other.
 // The key is CHART_SIGNING_KEY and nothing else: a key derived from another secret (the admin
 // token) would let anyone holding one chart URL test guesses of that secret offline.
-import type { Bindings } from '../env.ts';
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv, Bindings } from '../env.ts';
 import { ApiError } from '../http/problem.ts';
 
 const encoder = new TextEncoder();
@@ -43,6 +44,15 @@ function signingKey(env: Bindings): Promise<CryptoKey> {
   }
   return key;
 }
+
+/**
+ * Route middleware of the routes that write and then reply with chart_img (create, save): a
+ * deployment that cannot sign refuses before the write, not after it.
+ */
+export const canSignCharts: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await signingKey(c.env);
+  await next();
+};
 
 function message(accountId: number, token: string, exp: number): Uint8Array {
   return encoder.encode(`chart:v1:${accountId}:${token}:${exp}`);
