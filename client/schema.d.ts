@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * Chart of a scenario (signed URL)
-         * @description Each adult's monthly income by source, with the household total, as SVG. Use the chart_img URL of a view, create or save reply as given: it needs no API key (the signature is the credential, scoped to one account and one scenario) and expires (CHART_URL_TTL_SECONDS). A missing, wrong or expired signature is 403.
+         * @description Each adult's monthly income by source, with the household total, as SVG. Use the chart_img URL of a view, create or save reply as given: it needs no API key (the signature is the credential, scoped to one account and one scenario) and expires (CHART_URL_TTL_SECONDS). A missing, wrong or expired signature is 403; only the exact spelling of chart_img verifies. Other query parameters are refused (400).
          */
         get: operations["getChart"];
         put?: never;
@@ -850,6 +850,18 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
+            /** @description Bad request (code: invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing or invalid credentials (code: unauthorized) */
             401: {
                 headers: {
@@ -910,9 +922,9 @@ export interface operations {
     getChart: {
         parameters: {
             query?: {
-                /** @description Expiry, unix seconds */
+                /** @description Expiry, unix seconds (no leading zero) */
                 exp?: string;
-                /** @description Signature: the account id, a dot, and a base64url HMAC-SHA256 */
+                /** @description Signature: the account id, a dot, and the base64url HMAC-SHA256 (unpadded, canonical: exactly as chart_img has it) */
                 sig?: string;
             };
             header?: never;
@@ -934,6 +946,18 @@ export interface operations {
                 };
                 content: {
                     "image/svg+xml": string;
+                };
+            };
+            /** @description Bad request (code: invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Not allowed (code: forbidden) */
@@ -1136,7 +1160,6 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1434,13 +1457,12 @@ export interface operations {
                     "application/json": components["schemas"]["ScenarioDetailResponse"];
                 };
             };
-            /** @description Bad request (code: invalid_json, invalid_header) */
+            /** @description Bad request (code: invalid_json, invalid_header, invalid_query) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1693,6 +1715,18 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Bad request (code: invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing or invalid credentials (code: unauthorized) */
             401: {
                 headers: {
@@ -1794,6 +1828,18 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ScenarioDeleted"];
+                };
+            };
+            /** @description Bad request (code: invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing or invalid credentials (code: unauthorized) */
@@ -2112,13 +2158,12 @@ export interface operations {
                     "application/json": components["schemas"]["ScenarioDetailResponse"];
                 };
             };
-            /** @description Bad request (code: invalid_json) */
+            /** @description Bad request (code: invalid_json, invalid_query) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2480,13 +2525,12 @@ export interface operations {
                     "application/json": components["schemas"]["ScenarioDetailResponse"];
                 };
             };
-            /** @description Bad request (code: invalid_json) */
+            /** @description Bad request (code: invalid_json, invalid_query) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2648,6 +2692,18 @@ export interface operations {
                     "application/json": components["schemas"]["ScenarioDeleted"];
                 };
             };
+            /** @description Bad request (code: invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing or invalid credentials (code: unauthorized) */
             401: {
                 headers: {
@@ -2770,7 +2826,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminAccount"];
                 };
             };
-            /** @description Bad request (code: invalid_json) */
+            /** @description Bad request (code: invalid_json, invalid_query) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2914,6 +2970,18 @@ export interface operations {
                     "application/json": components["schemas"]["AdminApiKeyList"];
                 };
             };
+            /** @description Bad request (code: invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing or invalid credentials (code: unauthorized) */
             401: {
                 headers: {
@@ -3028,7 +3096,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminCreatedApiKey"];
                 };
             };
-            /** @description Bad request (code: invalid_json) */
+            /** @description Bad request (code: invalid_json, invalid_query) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3166,6 +3234,18 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["AdminApiKey"];
+                };
+            };
+            /** @description Bad request (code: invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing or invalid credentials (code: unauthorized) */
