@@ -10,6 +10,7 @@ import { ApiError, type FieldError } from './problem.ts';
  * empty `query` schema: that would make Hono's typed client demand `query: {}` on every call.)
  */
 export const noQueryParameters: MiddlewareHandler<AppEnv> = (c, next) => {
+  if (!c.req.url.includes('?')) return next();
   const names = Object.keys(c.req.queries());
   if (names.length === 0) return next();
   const count = `${names.length} problem${names.length === 1 ? '' : 's'}`;
