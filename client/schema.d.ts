@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * Chart of a scenario (signed URL)
-         * @description Each adult's monthly income by source, with the household total, as SVG. Use the chart_img URL of a view, create or save reply as given: it needs no API key (the signature is the credential, scoped to one account and one scenario) and expires (CHART_URL_TTL_SECONDS). A missing, wrong or expired signature is 403.
+         * @description Each adult's monthly income by source, with the household total, as SVG. Use the chart_img URL of a view, create or save reply as given: it needs no API key (the signature is the credential, scoped to one account and one scenario) and expires (CHART_URL_TTL_SECONDS). A missing, wrong or expired signature is 403; only the exact spelling of chart_img verifies. Other query parameters are refused (400).
          */
         get: operations["getChart"];
         put?: never;
@@ -855,6 +855,18 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
+            /** @description Bad request (code: invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing or invalid credentials (code: unauthorized) */
             401: {
                 headers: {
@@ -915,9 +927,9 @@ export interface operations {
     getChart: {
         parameters: {
             query?: {
-                /** @description Expiry, unix seconds */
+                /** @description Expiry, unix seconds (no leading zero) */
                 exp?: string;
-                /** @description Signature: the account id, a dot, and a base64url HMAC-SHA256 */
+                /** @description Signature: the account id, a dot, and the base64url HMAC-SHA256 (unpadded, canonical: exactly as chart_img has it) */
                 sig?: string;
             };
             header?: never;
@@ -939,6 +951,18 @@ export interface operations {
                 };
                 content: {
                     "image/svg+xml": string;
+                };
+            };
+            /** @description Bad request (code: invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Not allowed (code: forbidden) */
@@ -1141,7 +1165,6 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1439,13 +1462,12 @@ export interface operations {
                     "application/json": components["schemas"]["ScenarioDetailResponse"];
                 };
             };
-            /** @description Bad request (code: invalid_json, invalid_header) */
+            /** @description Bad request (code: invalid_json, invalid_header, invalid_query) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1698,6 +1720,18 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Bad request (code: invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing or invalid credentials (code: unauthorized) */
             401: {
                 headers: {
@@ -1812,6 +1846,18 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ScenarioDeleted"];
+                };
+            };
+            /** @description Bad request (code: invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing or invalid credentials (code: unauthorized) */
@@ -2143,13 +2189,12 @@ export interface operations {
                     "application/json": components["schemas"]["ScenarioDetailResponse"];
                 };
             };
-            /** @description Bad request (code: invalid_json) */
+            /** @description Bad request (code: invalid_json, invalid_query) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2511,13 +2556,12 @@ export interface operations {
                     "application/json": components["schemas"]["ScenarioDetailResponse"];
                 };
             };
-            /** @description Bad request (code: invalid_json) */
+            /** @description Bad request (code: invalid_json, invalid_query) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2679,6 +2723,18 @@ export interface operations {
                     "application/json": components["schemas"]["ScenarioDeleted"];
                 };
             };
+            /** @description Bad request (code: invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing or invalid credentials (code: unauthorized) */
             401: {
                 headers: {
@@ -2801,7 +2857,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminAccount"];
                 };
             };
-            /** @description Bad request (code: invalid_json) */
+            /** @description Bad request (code: invalid_json, invalid_query) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2945,6 +3001,18 @@ export interface operations {
                     "application/json": components["schemas"]["AdminApiKeyList"];
                 };
             };
+            /** @description Bad request (code: invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing or invalid credentials (code: unauthorized) */
             401: {
                 headers: {
@@ -3059,7 +3127,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminCreatedApiKey"];
                 };
             };
-            /** @description Bad request (code: invalid_json) */
+            /** @description Bad request (code: invalid_json, invalid_query) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3197,6 +3265,18 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["AdminApiKey"];
+                };
+            };
+            /** @description Bad request (code: invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing or invalid credentials (code: unauthorized) */

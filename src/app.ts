@@ -7,6 +7,7 @@ import type { AppEnv } from './env.ts';
 import { errorHandlers } from './http/errors.ts';
 import { corsPreflight, limitBodySize, requestContext } from './http/middleware.ts';
 import { methodNotAllowedResponse, registerSharedComponents } from './http/openapi.ts';
+import { refuseCredentialsInQuery } from './http/query.ts';
 import { buildRouteTable, routesReachedBy405, type RouteTable } from './http/routing.ts';
 import { validationHook } from './http/validation.ts';
 import { meRoutes } from './me/routes.ts';
@@ -16,6 +17,7 @@ const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
 app.use('*', requestContext);
 app.use('*', corsPreflight);
+app.use('*', refuseCredentialsInQuery);
 app.use('*', limitBodySize);
 
 const routes = app
@@ -46,7 +48,9 @@ Every route except the chart and this document needs \`Authorization: Bearer <AP
 **Errors** are RFC 9457 problem details (\`application/problem+json\`) with a stable \`code\`; each
 response below lists the codes it can carry. A path the API does not have answers 404
 (\`not_found\`); a known path with a method it does not serve answers 405 (\`method_not_allowed\`)
-with an \`Allow\` header.
+with an \`Allow\` header. Every route refuses query parameters it does not list (400
+\`invalid_query\`, each named in \`errors\`), and a credential in a URL (\`?api_key=\`, a key as any
+value) is refused on every path before authentication: send keys only in \`Authorization\`.
 
 **Rate limits**: requests per API key (\`RateLimit-Policy: "per-key"\`) and failed authentications
 per client address (\`"failed-auth"\`); over either, 429 with \`Retry-After\` and \`RateLimit\`.`;

@@ -7,7 +7,10 @@ import type { Session } from './db/statement.ts';
 export interface Secrets {
   /** Bearer token of the admin API (the account dashboard). Unset: the admin API refuses everyone. */
   ADMIN_TOKEN?: string;
-  /** HMAC key for chart_img URLs. Unset: derived from ADMIN_TOKEN. */
+  /**
+   * HMAC key of chart_img URLs; shares nothing with ADMIN_TOKEN. Unset (or equal to ADMIN_TOKEN): the
+   * replies that carry chart_img (view, create, save) and the chart itself are a 500 naming it.
+   */
   CHART_SIGNING_KEY?: string;
 }
 

@@ -8,3 +8,9 @@ declare namespace Cloudflare {
     mainModule: typeof import('../src/index.ts');
   }
 }
+
+/** A file's text, as Vite imports it with `?raw` (test/security.test.ts reads wrangler.toml so). */
+declare module '*?raw' {
+  const text: string;
+  export default text;
+}

@@ -10,6 +10,8 @@ import type { AppEnv } from '../env.ts';
 import { headers, idSchema, jsonContent, problemResponses, TimestampSchema } from '../http/openapi.ts';
 import { ApiError } from '../http/problem.ts';
 import { formatTimestamp, parseRfc3339 } from '../http/timestamps.ts';
+import { strictUtf8JsonBody } from '../http/body.ts';
+import { noQueryParameters } from '../http/query.ts';
 import { validationHook } from '../http/validation.ts';
 import { ACCOUNT_NAME_MAX, CreateAccountBody, CreateKeyBody, EMAIL_MAX, KEY_NAME_MAX } from './schema.ts';
 
@@ -101,7 +103,7 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
       description: 'A new account, to issue keys for. E-mail addresses are unique regardless of letter case: a second one is 409.',
       tags: ['Admin'],
       security,
-      middleware: [requireAdmin] as const,
+      middleware: [requireAdmin, noQueryParameters, strictUtf8JsonBody] as const,
       request: { body: { required: true, content: json(CreateAccountBody, { name: 'Acme Benefits Lab', email: 'dev@acme.example' }) } },
       responses: {
         201: {
@@ -128,7 +130,7 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
       description: 'The response holds the full key; it is never shown again (only its SHA-256 is stored).',
       tags: ['Admin'],
       security,
-      middleware: [requireAdmin] as const,
+      middleware: [requireAdmin, noQueryParameters, strictUtf8JsonBody] as const,
       request: {
         params: IdParam('Account'),
         body: { required: true, content: json(CreateKeyBody, { name: 'ci', scope: 'read', expires_at: '2027-06-30T00:00:00Z' }) },
@@ -168,7 +170,7 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
       description: 'Every key of the account, revoked and expired ones included, without secrets.',
       tags: ['Admin'],
       security,
-      middleware: [requireAdmin] as const,
+      middleware: [requireAdmin, noQueryParameters] as const,
       request: { params: IdParam('Account') },
       responses: {
         200: {
@@ -196,7 +198,7 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
       description: 'Effective from the next request. Revoking again changes nothing (the first revoked_at stays).',
       tags: ['Admin'],
       security,
-      middleware: [requireAdmin] as const,
+      middleware: [requireAdmin, noQueryParameters] as const,
       request: { params: IdParam('Key') },
       responses: {
         200: {

@@ -21,22 +21,26 @@ export const chartRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     description:
       "Each adult's monthly income by source, with the household total, as SVG. Use the chart_img URL of a view, create or save " +
       'reply as given: it needs no API key (the signature is the credential, scoped to one account and one scenario) and ' +
-      'expires (CHART_URL_TTL_SECONDS). A missing, wrong or expired signature is 403.',
+      'expires (CHART_URL_TTL_SECONDS). A missing, wrong or expired signature is 403; only the exact spelling of chart_img ' +
+      'verifies. Other query parameters are refused (400).',
     tags: ['Scenarios'],
     security: [],
     request: {
       params: z.object({ token: ScenarioToken }),
       // Checked by the signature, not the schema: a malformed value is 403 like a wrong one, so these
-      // bounds describe valid values without refusing others differently.
-      query: z.object({
-        exp: z.string().optional().openapi({ description: 'Expiry, unix seconds', maxLength: 12, pattern: '^[0-9]{1,12}$', example: '1795252443' }),
+      // bounds describe valid values without refusing others differently. Other parameters are 400.
+      query: z.strictObject({
+        exp: z
+          .string()
+          .optional()
+          .openapi({ description: 'Expiry, unix seconds (no leading zero)', maxLength: 12, pattern: '^[1-9][0-9]{0,11}$', example: '1795252443' }),
         sig: z
           .string()
           .optional()
           .openapi({
-            description: 'Signature: the account id, a dot, and a base64url HMAC-SHA256',
+            description: 'Signature: the account id, a dot, and the base64url HMAC-SHA256 (unpadded, canonical: exactly as chart_img has it)',
             maxLength: 60,
-            pattern: '^[1-9][0-9]{0,15}\\.[A-Za-z0-9_-]{43}$',
+            pattern: '^[1-9][0-9]{0,15}\\.[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$',
             example: '7.Yk3p0qF8m2c9RZJdV1wQe4sTtA6hLbN0uXyG5oKjP_s',
           }),
       }),
@@ -48,7 +52,7 @@ export const chartRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
         // 20 adults with the longest names and amounts render to about 52 000 characters.
         content: { 'image/svg+xml': { schema: z.string().max(131_072).openapi({ description: 'An SVG document' }) } },
       },
-      ...problemResponses('public', 'forbidden', 'not_found'),
+      ...problemResponses('public', 'invalid_query', 'forbidden', 'not_found'),
     },
   }),
   async (c) => {

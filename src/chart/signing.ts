@@ -1,51 +1,80 @@
 // Signed, expiring chart URLs, so a chart works in an <img> tag without the API key.
 // sig = "<account id>.<base64url HMAC-SHA256 of chart:v1:<account id>:<token>:<exp>>": the account id
 // travels in the signature so the chart query stays scoped to an account like every other.
-import type { Bindings } from '../env.ts';
+// The key is CHART_SIGNING_KEY and nothing else: a key derived from another secret (the admin
+// token) would let anyone holding one chart URL test guesses of that secret offline.
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv, Bindings } from '../env.ts';
+import { ApiError } from '../http/problem.ts';
 
 const encoder = new TextEncoder();
 const keyCache = new Map<string, Promise<CryptoKey>>();
+/** 32 bytes of HMAC-SHA256 are 43 base64url characters. */
+const MAC_BYTES = 32;
+const EXP_PATTERN = /^[1-9][0-9]{0,11}$/;
+const SIG_PATTERN = /^([1-9][0-9]{0,15})\.([A-Za-z0-9_-]{43})$/;
 
-function base64url(bytes: ArrayBuffer): string {
+function base64url(bytes: ArrayBuffer | Uint8Array): string {
   let binary = '';
   for (const b of new Uint8Array(bytes)) binary += String.fromCharCode(b);
   return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
 }
 
-async function importHmacKey(secret: string): Promise<CryptoKey> {
-  return crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+function fromBase64url(text: string): Uint8Array {
+  return Uint8Array.from(atob(text.replaceAll('-', '+').replaceAll('_', '/')), (ch) => ch.charCodeAt(0));
 }
 
-/** The signing key: CHART_SIGNING_KEY, or else one derived from ADMIN_TOKEN (never the token itself). */
-function signingKey(env: Bindings): Promise<CryptoKey> | null {
-  const secret = env.CHART_SIGNING_KEY || (env.ADMIN_TOKEN ? `chart-url-signing:${env.ADMIN_TOKEN}` : '');
-  if (!secret) return null;
+/**
+ * The deployment cannot sign chart_img without its own key. Said plainly (a 500 whose detail names
+ * the secret, logged by the error handler) rather than signing with anything derived.
+ */
+function misconfigured(why: string): ApiError {
+  return new ApiError('internal_error', `This deployment cannot sign chart URLs: ${why}. The operator must set it (wrangler secret put CHART_SIGNING_KEY)`);
+}
+
+/** The signing key, imported once per isolate. Throws when CHART_SIGNING_KEY is unset or is the admin token. */
+function signingKey(env: Bindings): Promise<CryptoKey> {
+  const secret = env.CHART_SIGNING_KEY;
+  if (!secret) throw misconfigured('the CHART_SIGNING_KEY secret is not set');
+  if (secret === env.ADMIN_TOKEN) throw misconfigured('CHART_SIGNING_KEY is the admin token, and must share nothing with it');
   let key = keyCache.get(secret);
   if (!key) {
-    key = importHmacKey(secret);
+    key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
     keyCache.set(secret, key);
   }
   return key;
 }
+
+/**
+ * Route middleware of the routes that write and then reply with chart_img (create, save): a
+ * deployment that cannot sign refuses before the write, not after it.
+ */
+export const canSignCharts: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await signingKey(c.env);
+  await next();
+};
 
 function message(accountId: number, token: string, exp: number): Uint8Array {
   return encoder.encode(`chart:v1:${accountId}:${token}:${exp}`);
 }
 
 export async function signChartUrl(env: Bindings, origin: string, accountId: number, token: string, now: number): Promise<string> {
+  const key = signingKey(env);
   const ttl = Number(env.CHART_URL_TTL_SECONDS) > 0 ? Number(env.CHART_URL_TTL_SECONDS) : 3600;
   const exp = Math.floor(now / 1000) + ttl;
-  const path = `${origin}/scenarios/${token}/chart.svg?exp=${exp}`;
-  const key = signingKey(env);
-  // Without any secret configured the URL cannot be signed; it is still well-formed and refused.
-  if (!key) return `${path}&sig=unsigned`;
   const mac = await crypto.subtle.sign('HMAC', await key, message(accountId, token, exp));
-  return `${path}&sig=${accountId}.${base64url(mac)}`;
+  return `${origin}/scenarios/${token}/chart.svg?exp=${exp}&sig=${accountId}.${base64url(mac)}`;
 }
 
 export type ChartSignatureCheck = { ok: true; accountId: number } | { ok: false; reason: string };
 
-/** Checks a chart URL's exp and sig; constant-time comparison through WebCrypto's verify. */
+const INVALID: ChartSignatureCheck = { ok: false, reason: 'The chart URL signature is not valid' };
+
+/**
+ * Checks a chart URL's exp and sig. Only the spelling signChartUrl writes is accepted (no leading
+ * zero, no other base64url spelling of the same bytes), so each chart has one URL; the MAC itself
+ * is compared in constant time by WebCrypto's verify.
+ */
 export async function verifyChartSignature(
   env: Bindings,
   token: string,
@@ -53,16 +82,17 @@ export async function verifyChartSignature(
   sig: string | undefined,
   now: number,
 ): Promise<ChartSignatureCheck> {
-  if (!exp || !sig) return { ok: false, reason: 'The chart URL has no signature; take chart_img from the scenario' };
-  const expSeconds = /^[0-9]{1,12}$/.test(exp) ? Number(exp) : NaN;
-  const match = /^([1-9][0-9]{0,15})\.([A-Za-z0-9_-]{43})$/.exec(sig);
   const key = signingKey(env);
-  if (!Number.isFinite(expSeconds) || !match || !key) return { ok: false, reason: 'The chart URL signature is not valid' };
+  if (!exp || !sig) return { ok: false, reason: 'The chart URL has no signature; take chart_img from the scenario' };
+  const match = SIG_PATTERN.exec(sig);
+  if (!EXP_PATTERN.test(exp) || !match) return INVALID;
   const accountId = Number(match[1]);
   const macText = match[2] ?? '';
-  const mac = Uint8Array.from(atob(macText.replaceAll('-', '+').replaceAll('_', '/') + '='), (ch) => ch.charCodeAt(0));
-  const valid = await crypto.subtle.verify('HMAC', await key, mac, message(accountId, token, expSeconds));
-  if (!valid) return { ok: false, reason: 'The chart URL signature is not valid' };
+  const mac = fromBase64url(macText);
+  // 43 characters carry 258 bits: the last one's two spare bits must be zero, as base64url writes them.
+  if (!Number.isSafeInteger(accountId) || mac.length !== MAC_BYTES || base64url(mac) !== macText) return INVALID;
+  const expSeconds = Number(exp);
+  if (!(await crypto.subtle.verify('HMAC', await key, mac, message(accountId, token, expSeconds)))) return INVALID;
   if (expSeconds * 1000 <= now) return { ok: false, reason: 'The chart URL has expired; fetch the scenario again for a fresh one' };
   return { ok: true, accountId };
 }

@@ -5,7 +5,7 @@ import { keyRefusal } from '../auth/bearer.ts';
 import { KeyRefusedError, verifyKey } from '../auth/key-check.ts';
 import { DatabaseUnavailableError } from '../db/execute.ts';
 import type { AppEnv } from '../env.ts';
-import { log } from './log.ts';
+import { log, loggablePath } from './log.ts';
 import { ApiError, problemResponse, type ProblemCode } from './problem.ts';
 import { routeMiss, RouteMissError, type RouteTable } from './routing.ts';
 
@@ -34,6 +34,11 @@ export function errorHandlers(routes: () => RouteTable): { onError: ErrorHandler
     if (error instanceof HTTPException) return toApiError(fromHttpException(error), c);
     if (error instanceof RouteMissError) return toApiError(routeMiss(routes(), c), c);
     if (error instanceof ApiError) {
+      // An internal_error we raise ourselves names a fault of the deployment (a missing secret): the
+      // operator must hear of it. Its detail is our own text, so it is safe to log.
+      if (error.code === 'internal_error') {
+        log('error', 'server error', { request_id: c.get('requestId'), method: c.req.method, path: loggablePath(c.req.path), detail: error.message });
+      }
       if (error.caller) {
         c.set('caller', error.caller);
       } else if (INPUT_PROBLEMS.has(error.code) && c.get('key') && !c.get('caller')) {
@@ -67,5 +72,5 @@ export function errorHandlers(routes: () => RouteTable): { onError: ErrorHandler
  * errors can carry SQL and bound values (key hashes, scenario data), which must never be logged.
  */
 function logUnexpected(c: Context<AppEnv>, error: Error): void {
-  log('error', 'unhandled error', { request_id: c.get('requestId'), method: c.req.method, path: c.req.path, error: error.name });
+  log('error', 'unhandled error', { request_id: c.get('requestId'), method: c.req.method, path: loggablePath(c.req.path), error: error.name });
 }

@@ -8,3 +8,8 @@ export function log(level: 'info' | 'error', msg: string, fields: Fields): void 
   if (level === 'error') console.error(line);
   else console.log(line);
 }
+
+/** A request path as logged: anything shaped like an API key in it is cut to its public prefix. */
+export function loggablePath(path: string): string {
+  return path.replace(/scn_[0-9A-Za-z]{7,}/g, (key) => `${key.slice(0, 10)}…`);
+}

@@ -4,7 +4,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { AppEnv } from '../env.ts';
 import { BOOKMARK_PATTERN, MAX_BODY_BYTES, REQUEST_ID_PATTERN } from './limits.ts';
-import { log } from './log.ts';
+import { log, loggablePath } from './log.ts';
 import { ApiError } from './problem.ts';
 
 /** X-Request-Id on every response: Cloudflare's ray id when there is one, else a fresh UUID. */
@@ -28,14 +28,14 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!headers.has('Cache-Control')) headers.set('Cache-Control', 'no-store');
   for (const [name, value] of RESPONSE_HEADERS) headers.set(name, value);
   // Failed requests are logged with what support needs to find them; successful ones are not
-  // (Workers Logs already records every invocation under its ray id, which is our request id,
-  // and a line per request costs CPU on the hot path). Only the path: never a header, query
-  // string or body, so keys and the admin token never reach a log.
+  // (Workers metrics count them, and a line per request costs CPU on the hot path). Only the
+  // path: never a header, query string or body, so keys and the admin token never reach a log.
+  // The platform's own invocation log, which would record the URL, is off (wrangler.toml).
   if (c.res.status >= 400) {
     log('info', 'request failed', {
       request_id: requestId,
       method: c.req.method,
-      path: c.req.path,
+      path: loggablePath(c.req.path),
       status: c.res.status,
       account_id: c.get('caller')?.accountId,
     });

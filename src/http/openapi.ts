@@ -177,10 +177,10 @@ const STATUS_TEXT: Record<number, string> = {
   422: 'Validation failed', 429: 'Rate limited', 500: 'Internal error', 503: 'Database unavailable',
 };
 
-// Statuses an API-key route answers after the key was accepted (so RateLimit-Policy is sent);
-// 413 can come before authentication (Content-Length), 500 at any point; 503 once D1 stayed
-// unavailable through the retries.
-const AFTER_AUTHENTICATION = new Set([400, 403, 404, 409, 412, 422, 503]);
+// Statuses an API-key route answers only after the key was accepted (so RateLimit-Policy is sent);
+// 400 can come before authentication (a credential in the query string), 413 too (Content-Length),
+// 500 at any point; 503 once D1 stayed unavailable through the retries.
+const AFTER_AUTHENTICATION = new Set([403, 404, 409, 412, 422, 503]);
 
 const EXAMPLE_DETAIL: Record<ProblemCode, string> = {
   invalid_json: 'The request body must be a JSON object sent as Content-Type: application/json',
@@ -212,7 +212,7 @@ const EXAMPLE_DETAIL_BY_GUARD: Partial<Record<Guard, Partial<Record<ProblemCode,
 };
 
 const EXAMPLE_ERRORS: Partial<Record<ProblemCode, FieldError[]>> = {
-  invalid_query: [{ path: 'limit', message: 'must be an integer from 1 to 100' }],
+  invalid_query: [{ path: 'limt', message: 'is not a known field' }],
   invalid_header: [{ path: 'idempotency-key', message: 'Too big: expected string to have <=255 characters' }],
   validation_failed: [{ path: 'scenarioData.adult[0].age', message: 'Too big: expected number to be <=130' }],
 };
@@ -234,14 +234,15 @@ interface ProblemResponse {
  * The problem responses of a route, one per status, each naming the codes it can carry: in the
  * description, as one example each, and in `x-problem-codes`. The schema stays the plain Problem
  * (narrowing it per response would give generated clients a different error type per status).
- * Routes behind a credential get 401 and 429; every route gets 500, and 503 (every route reads D1).
+ * Routes behind a credential get 401 and 429; every route gets 400 invalid_query (a parameter it
+ * does not take, or a credential in the query string), 500, and 503 (every route reads D1).
  * A code may come with the route's own example detail, `['not_found', 'No key with that id']`: the
  * 404 example is also what a malformed path parameter of the route is answered with (see routing.ts).
  */
 export function problemResponses(guard: Guard, ...specs: Array<ProblemCode | readonly [ProblemCode, string]>): Record<number, ProblemResponse> {
   const codes = specs.map((spec) => (typeof spec === 'string' ? spec : spec[0]));
   const routeDetail = new Map(specs.filter((spec) => typeof spec !== 'string'));
-  const all: ProblemCode[] = [...(guard === 'public' ? [] : (['unauthorized', 'rate_limited'] as const)), ...codes, 'internal_error', 'unavailable'];
+  const all: ProblemCode[] = [...(guard === 'public' ? [] : (['unauthorized', 'rate_limited'] as const)), ...codes, 'invalid_query', 'internal_error', 'unavailable'];
   const byStatus = new Map<number, ProblemCode[]>();
   for (const code of new Set(all)) {
     const status = PROBLEM_STATUS[code];

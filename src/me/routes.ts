@@ -4,6 +4,7 @@ import { ACCOUNT_NAME_MAX, EMAIL_MAX } from '../admin/schema.ts';
 import { requireApiKey } from '../auth/bearer.ts';
 import type { AppEnv } from '../env.ts';
 import { jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
+import { noQueryParameters } from '../http/query.ts';
 import { validationHook } from '../http/validation.ts';
 import { verifyKey } from '../auth/key-check.ts';
 
@@ -22,7 +23,7 @@ export const meRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     summary: 'The account of the API key',
     description: 'The name and e-mail address of the account the API key belongs to: the quickest check that a key works.',
     tags: ['Account'],
-    middleware: [requireApiKey] as const,
+    middleware: [requireApiKey, noQueryParameters] as const,
     responses: {
       200: {
         description: 'The account',

@@ -4,11 +4,13 @@ import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { requireApiKey } from '../auth/bearer.ts';
 import { sha256Hex } from '../auth/api-key.ts';
-import { signChartUrl } from '../chart/signing.ts';
+import { canSignCharts, signChartUrl } from '../chart/signing.ts';
 import type { AppEnv } from '../env.ts';
+import { strictUtf8JsonBody } from '../http/body.ts';
 import { etagFor, noneMatchHits, parseIfMatch } from '../http/conditional.ts';
 import { jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
 import { ApiError } from '../http/problem.ts';
+import { noQueryParameters } from '../http/query.ts';
 import { validationHook } from '../http/validation.ts';
 import { EXAMPLE_CREATE_BODY, EXAMPLE_LIST, EXAMPLE_SAVE_BODY, exampleDetail } from './examples.ts';
 import {
@@ -136,7 +138,7 @@ const listCreateViewRoutes = routesBase
         'creating twice, for 24 hours per account; the same key with a different body is 422 idempotency_conflict. Racing ' +
         'retries all get the first reply, so the 409 of the Idempotency-Key draft does not occur.',
       tags: ['Scenarios'],
-      middleware: [requireApiKey] as const,
+      middleware: [requireApiKey, noQueryParameters, strictUtf8JsonBody, canSignCharts] as const,
       request: {
         headers: z.object({
           'idempotency-key': z
@@ -179,7 +181,7 @@ const listCreateViewRoutes = routesBase
         "The caller's scenario with that token, with a freshly signed chart_img; another account's token is 404 like an unknown " +
         'one. The ETag names the stored version: send it as If-None-Match to get 304 while nothing changed.',
       tags: ['Scenarios'],
-      middleware: [requireApiKey] as const,
+      middleware: [requireApiKey, noQueryParameters] as const,
       request: {
         params: TokenParams,
         headers: z.object({ 'if-none-match': conditionalHeader('ETags from earlier replies (e.g. "v3"), or *') }),
@@ -214,7 +216,7 @@ function saveRoute<M extends 'post' | 'put'>(method: M) {
       "Replaces the data of the caller's scenario with that token (another account's token is 404). With If-Match, only if it " +
       'is still that version (else 412, with the current ETag); without it, the last write wins. Saving renews an expired scenario.',
     tags: ['Scenarios'],
-    middleware: [requireApiKey] as const,
+    middleware: [requireApiKey, noQueryParameters, strictUtf8JsonBody, canSignCharts] as const,
     request: {
       headers: z.object({ 'if-match': conditionalHeader('The ETag the change is based on (e.g. "v3"), or * for "if it exists"') }),
       body: { required: true, content: jsonContent(SaveScenarioBodySchema, EXAMPLE_SAVE_BODY) },
@@ -248,7 +250,7 @@ function deleteRoute<P extends '/{token}/delete' | '/{token}'>(path: P) {
     summary: path === '/{token}' ? 'Delete a scenario (alias)' : 'Delete a scenario',
     description: 'Removes the scenario and everything attached to it, permanently; a second delete is 404.',
     tags: ['Scenarios'],
-    middleware: [requireApiKey] as const,
+    middleware: [requireApiKey, noQueryParameters] as const,
     request: { params: TokenParams },
     responses: {
       200: {
