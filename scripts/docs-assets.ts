@@ -1,6 +1,7 @@
 // Copies Swagger UI's browser files from node_modules into public/docs/vendor, where Workers
 // Static Assets serves them (locally and deployed), so /docs works with no CDN and no internet.
-// Run by npm start and npm run deploy; the copies are git-ignored.
+// wrangler.toml's [build] command runs this before every `wrangler dev` (so `npm start`) and
+// `wrangler deploy`; the copies are git-ignored.
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';

@@ -33,9 +33,16 @@ const { values, positionals } = parseArgs({
   },
 });
 
+/** A malformed command line: the message and the usage. */
 function fail(message: string): never {
   console.error(`${message}\n\n${USAGE}`);
   process.exit(2);
+}
+
+/** A well-formed command the data refuses (an e-mail taken, an unknown id): the message alone. */
+function refuse(message: string): never {
+  console.error(message);
+  process.exit(1);
 }
 
 function required(name: keyof typeof values): string {
@@ -71,7 +78,7 @@ async function main(): Promise<void> {
       case 'create-account': {
         const { name, email } = valid(CreateAccountBody.safeParse({ name: required('name'), email: required('email') }));
         const account = await insertAccount(db, { name, email, now });
-        if (!account) fail(`An account with e-mail ${email} exists`);
+        if (!account) refuse(`An account with e-mail ${email} exists already (e-mail addresses are unique, whatever their case).`);
         console.log(JSON.stringify({ ...account, createdAt: ts(account.createdAt) }, null, 2));
         break;
       }
@@ -82,20 +89,20 @@ async function main(): Promise<void> {
       }
       case 'create-key': {
         const account = await findAccount(db, id('account'));
-        if (!account) fail('No account with that id');
+        if (!account) refuse(`No account with id ${values.account}.`);
         const body = valid(CreateKeyBody.safeParse({ name: values.name, scope: values.scope, expires_at: values.expires }));
         const { scope } = body;
         const expiresAt = body.expires_at === undefined ? null : parseRfc3339(body.expires_at);
         if (expiresAt !== null && expiresAt <= now) fail('--expires must be a future RFC 3339 time');
         const issued = await issueApiKey(db, account.id, { name: body.name ?? null, scope, expiresAt, now });
-        if (!issued) fail(`no account ${account.id}`);
+        if (!issued) refuse(`no account ${account.id}`);
         const { key, row } = issued;
         console.log(`Key ${row.id} for ${account.email} (${scope}). It is shown this once; only its hash is stored:\n\n  ${key}\n`);
         break;
       }
       case 'list-keys': {
         const keys = await listApiKeys(db, id('account'));
-        if (!keys) fail(`no account ${id('account')}`);
+        if (!keys) refuse(`no account ${id('account')}`);
         console.table(
           keys.map((k) => ({
             id: k.id,
@@ -112,7 +119,7 @@ async function main(): Promise<void> {
       }
       case 'revoke-key': {
         const row = await revokeApiKey(db, id('key'), now);
-        if (!row) fail('No key with that id');
+        if (!row) refuse(`No key with id ${values.key}.`);
         console.log(`Key ${row.id} (${row.prefix}…) revoked at ${ts(row.revokedAt)}`);
         break;
       }

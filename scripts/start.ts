@@ -1,14 +1,15 @@
-// npm start: apply the local D1 migrations, make sure a development account and key exist,
-// then serve the Worker with `wrangler dev` on 127.0.0.1:8787 (PORT overrides) and print a
-// curl line that works with that key.
+// npm start: check the port is free, complete .dev.vars, apply the local D1 migrations, make
+// sure a development account and key exist, then serve the Worker with `wrangler dev` on
+// 127.0.0.1:8787 (PORT overrides; its [build] command copies /docs' files) and print a curl line
+// that works with that key.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
 import { hashApiKey } from '../src/auth/api-key.ts';
 import { issueApiKey } from '../src/auth/issue-key.ts';
 import { findAccountByEmail, insertAccount } from '../src/db/accounts.ts';
 import { findKeyByHash } from '../src/db/api-keys.ts';
-import { copyDocsAssets } from './docs-assets.ts';
 import { openDatabase } from './lib/database.ts';
 
 const PORT = Number(process.env.PORT ?? 8787);
@@ -20,11 +21,36 @@ const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETC
 // Wrangler runs on this same Node (the one the project pins), whatever PATH says.
 const WRANGLER = ['node_modules/wrangler/bin/wrangler.js'];
 
+// The secrets wrangler.toml requires; each gets its own random value, so none can be derived
+// from another.
+const SECRETS = ['ADMIN_TOKEN', 'CHART_SIGNING_KEY'];
+
+/** Adds a random value for every secret .dev.vars lacks (creating the file), keeping what is there. */
 function ensureDevVars(): void {
-  if (existsSync('.dev.vars')) return;
-  const secret = () => randomBytes(32).toString('base64url');
-  writeFileSync('.dev.vars', `# Local secrets for wrangler dev (git-ignored).\nADMIN_TOKEN=${secret()}\nCHART_SIGNING_KEY=${secret()}\n`, { mode: 0o600 });
-  console.log('Wrote .dev.vars with a random ADMIN_TOKEN and CHART_SIGNING_KEY.');
+  const existing = existsSync('.dev.vars') ? readFileSync('.dev.vars', 'utf8') : '';
+  const missing = SECRETS.filter((name) => !new RegExp(`^\\s*(export\\s+)?${name}\\s*=\\s*\\S`, 'm').test(existing));
+  if (missing.length === 0) return;
+  const lines = missing.map((name) => `${name}=${randomBytes(32).toString('base64url')}\n`).join('');
+  if (existing === '') writeFileSync('.dev.vars', `# Local secrets for wrangler dev (git-ignored).\n${lines}`, { mode: 0o600 });
+  else appendFileSync('.dev.vars', `${existing.endsWith('\n') ? '' : '\n'}${lines}`);
+  console.log(`${existing === '' ? 'Wrote' : 'Added to'} .dev.vars: a random ${missing.join(' and a random ')}.`);
+}
+
+/** Whether something already answers on host:port, or the port cannot be bound there. */
+async function portTaken(host: string, port: number): Promise<boolean> {
+  const answers = await new Promise<boolean>((resolve) => {
+    const socket = connect({ host, port }, () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on('error', () => resolve(false));
+  });
+  if (answers) return true;
+  return new Promise<boolean>((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(true));
+    server.listen({ host, port, exclusive: true }, () => server.close(() => resolve(false)));
+  });
 }
 
 function applyMigrations(): void {
@@ -70,8 +96,11 @@ async function waitUntilServing(url: string, child: ReturnType<typeof spawn>): P
   return false;
 }
 
+if (await portTaken(HOST, PORT)) {
+  console.error(`Port ${PORT} on ${HOST} is already in use (another npm start?). Stop that server, or start this one elsewhere: PORT=9000 npm start`);
+  process.exit(1);
+}
 ensureDevVars();
-copyDocsAssets();
 applyMigrations();
 const key = await ensureDevKey();
 

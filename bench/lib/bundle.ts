@@ -42,7 +42,7 @@ export function bundleOurs(outdir: string, { minify = true }: BundleOptions = {}
   rmSync(outdir, { recursive: true, force: true });
   const result = spawnSync(
     process.execPath,
-    ['node_modules/wrangler/bin/wrangler.js', 'deploy', '--dry-run', '--outdir', outdir, ...(minify ? ['--minify'] : [])],
+    ['node_modules/wrangler/bin/wrangler.js', 'deploy', '--dry-run', '--outdir', outdir, minify ? '--minify' : '--no-minify'],
     { encoding: 'utf8', env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_LOG: 'warn' } },
   );
   if (result.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${result.stdout}\n${result.stderr}`);

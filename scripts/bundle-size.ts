@@ -1,0 +1,40 @@
+// npm run size (run by CI): builds what `wrangler deploy` would upload (`wrangler deploy --dry-run`,
+// minified as wrangler.toml says) and fails when the Worker's JavaScript grows past the cap below.
+// Every KiB is parsed and run on each new isolate (cold start), so growth has to be a decision:
+// raise the cap here and in the README's Performance section together, saying why.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+
+/** 342.2 KiB measured on 2026-11-22 (wrangler 4.155.0), plus about 15 %. */
+const MAX_KIB = 395;
+
+const outdir = mkdtempSync(join(tmpdir(), 'scenario-bundle-'));
+try {
+  const result = spawnSync(process.execPath, ['node_modules/wrangler/bin/wrangler.js', 'deploy', '--dry-run', '--outdir', outdir], {
+    encoding: 'utf8',
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_LOG: 'warn' },
+  });
+  if (result.status !== 0) {
+    console.error(`wrangler deploy --dry-run failed:\n${result.stdout}\n${result.stderr}`);
+    process.exit(1);
+  }
+  let bytes = 0;
+  let gzipBytes = 0;
+  for (const file of readdirSync(outdir).filter((f) => /\.(m?js|cjs|wasm)$/.test(f))) {
+    const content = readFileSync(join(outdir, file));
+    bytes += content.byteLength;
+    gzipBytes += gzipSync(content, { level: 9 }).byteLength;
+  }
+  const kib = (n: number) => (n / 1024).toFixed(1);
+  const line = `Worker bundle: ${kib(bytes)} KiB minified (${kib(gzipBytes)} KiB gzipped); cap ${MAX_KIB} KiB`;
+  if (bytes > MAX_KIB * 1024) {
+    console.error(`${line}: over the cap. Find what grew (npx wrangler deploy --dry-run --outdir dist --metafile), or raise MAX_KIB in scripts/bundle-size.ts and the README together.`);
+    process.exit(1);
+  }
+  console.log(line);
+} finally {
+  rmSync(outdir, { recursive: true, force: true });
+}
