@@ -3,16 +3,14 @@
 // only build and bind; scenarios/workflows.ts puts them together into one batch per request and
 // reads the outcome.
 //
-// The writes are written so that running one again after it committed changes nothing (a retry
-// after D1 lost the reply of a committed call must not apply it twice):
-// every write carries the request's change id (random per request, the same on its retries):
-// - a create inserts only if its token is free, and the row it leaves names the change;
-// - a save is skipped when the row already names its change;
-// - a delete leaves a receipt that names its change.
+// Every change records its event (`recordEvent`) in the same batch, under an id the request drew
+// and its retries carry. Each write is skipped once its event exists, so running a batch again
+// after it committed (a retry after D1 lost the reply) changes nothing, and the event read back
+// (`eventById`) tells the retry what its first try did, whatever happened in between.
 import { sql, type SQL } from 'drizzle-orm';
 import { accountOfKey, liveKey, type KeyAccess } from './api-keys.ts';
-import { runOne } from './execute.ts';
-import { apiKeys, idempotencyRecords, scenarioDeletions, scenarios, type IdempotencyRecord, type Scenario } from './schema.ts';
+import { runBatch, runOne } from './execute.ts';
+import { apiKeys, events, idempotencyRecords, scenarios, type EventType, type IdempotencyRecord, type Scenario } from './schema.ts';
 import { statement, type RawRow, type Session } from './statement.ts';
 
 const p = sql.placeholder;
@@ -66,19 +64,46 @@ export const scenarioByToken = statement<Key & { token: string }>(
 );
 
 const tokenTaken = sql`exists (select 1 from ${scenarios} where ${scenarios.token} = ${p('token')})`;
+/** This request's change is already done (by an earlier try of the same batch). */
+const eventRecorded = sql`exists (select 1 from ${events} where ${events.id} = ${p('eventId')})`;
+
+/**
+ * The change's event, recorded from the scenario row it wrote (so only if this try wrote it).
+ * A delete records its event from the row before the row goes.
+ */
+function recordEvent(type: EventType) {
+  const version = type === 'scenario.deleted' ? sql`null` : sql`${scenarios.version}`;
+  const which = type === 'scenario.deleted' ? sql`${ownedBy('write')} and not ${eventRecorded}` : sql`${scenarios.changeId} = ${p('eventId')}`;
+  return statement<Key & { token: string; eventId: string }>(
+    () => sql`insert into ${events} (id, account_id, type, token, version, created_at)
+      select ${p('eventId')}, ${scenarios.accountId}, ${type}, ${scenarios.token}, ${version}, ${p('now')} from ${scenarios}
+      where ${scenarios.token} = ${p('token')} and ${which}
+      on conflict (id) do nothing`,
+  );
+}
+
+export const recordCreated = recordEvent('scenario.created');
+export const recordSaved = recordEvent('scenario.saved');
+export const recordDeleted = recordEvent('scenario.deleted');
+
+/** The event of this request's change, if it happened (now, or on an earlier try). */
+export const eventById = statement<Key & { eventId: string }>(
+  () => sql`select ${events.type} as type, ${events.token} as token, ${events.version} as version from ${events}
+    where ${events.id} = ${p('eventId')} and ${events.accountId} = ${accountOfKey('read')}`,
+);
 
 export interface NewScenarioValues extends Key {
   token: string;
   stateId: number;
   scenarioData: string;
-  changeId: string;
+  eventId: string;
 }
 
 /** A create without Idempotency-Key: inserted for a live read_write key, if the token is free. */
 export const insertScenario = statement<NewScenarioValues>(
   () => sql`insert into ${scenarios} (token, account_id, state_id, scenario_data, version, change_id, created_at, updated_at)
-    select ${p('token')}, ${apiKeys.accountId}, ${p('stateId')}, ${p('scenarioData')}, 1, ${p('changeId')}, ${p('now')}, ${p('now')}
-    from ${apiKeys} where ${liveKey('write')} and not ${tokenTaken}`,
+    select ${p('token')}, ${apiKeys.accountId}, ${p('stateId')}, ${p('scenarioData')}, 1, ${p('eventId')}, ${p('now')}, ${p('now')}
+    from ${apiKeys} where ${liveKey('write')} and not ${tokenTaken} and not ${eventRecorded}`,
 );
 
 export interface IdempotentCreateValues extends NewScenarioValues {
@@ -98,7 +123,7 @@ export const claimIdempotencyKey = statement<IdempotentCreateValues>(
   () => sql`insert into ${idempotencyRecords}
       (account_id, key, request_hash, scenario_token, response_status, response_body, created_at)
     select ${apiKeys.accountId}, ${p('idempotencyKey')}, ${p('requestHash')}, ${p('token')}, 201, ${p('responseBody')}, ${p('now')}
-    from ${apiKeys} where ${liveKey('write')} and not ${tokenTaken}
+    from ${apiKeys} where ${liveKey('write')} and not ${tokenTaken} and not ${eventRecorded}
     on conflict (account_id, key) do update set request_hash = excluded.request_hash,
       scenario_token = excluded.scenario_token, response_status = excluded.response_status,
       response_body = excluded.response_body, created_at = excluded.created_at
@@ -108,11 +133,11 @@ export const claimIdempotencyKey = statement<IdempotentCreateValues>(
 /** The scenario of an idempotent create: inserted only if this request's claim of the key holds. */
 export const insertClaimedScenario = statement<IdempotentCreateValues>(
   () => sql`insert into ${scenarios} (token, account_id, state_id, scenario_data, version, change_id, created_at, updated_at)
-    select ${p('token')}, ${idempotencyRecords.accountId}, ${p('stateId')}, ${p('scenarioData')}, 1, ${p('changeId')}, ${p('now')}, ${p('now')}
+    select ${p('token')}, ${idempotencyRecords.accountId}, ${p('stateId')}, ${p('scenarioData')}, 1, ${p('eventId')}, ${p('now')}, ${p('now')}
     from ${idempotencyRecords}
     where ${idempotencyRecords.accountId} = ${accountOfKey('write')} and ${idempotencyRecords.key} = ${p('idempotencyKey')}
       and ${idempotencyRecords.scenarioToken} = ${p('token')} and ${idempotencyRecords.createdAt} = ${p('now')}
-      and not ${tokenTaken}`,
+      and not ${tokenTaken} and not ${eventRecorded}`,
 );
 
 /** The record that holds the key after the claim: this request's, or the earlier create's. */
@@ -125,13 +150,12 @@ export interface SaveValues extends Key {
   token: string;
   stateId: number;
   scenarioData: string;
-  changeId: string;
+  eventId: string;
 }
 
 const saveSet = sql`set scenario_data = ${p('scenarioData')}, state_id = ${p('stateId')}, updated_at = ${p('now')},
-  version = ${scenarios.version} + 1, change_id = ${p('changeId')}`;
-// A save already applied (this request's, on a retry) is never applied again.
-const notYetSaved = sql`${scenarios.changeId} is not ${p('changeId')}`;
+  version = ${scenarios.version} + 1, change_id = ${p('eventId')}`;
+const notYetSaved = sql`not ${eventRecorded}`;
 
 /** Replaces the data of the caller's scenario (last write wins). */
 export const saveScenario = statement<SaveValues>(
@@ -149,17 +173,8 @@ export const saveScenarioIfVersion = statement<SaveValues & { versions: string }
 
 export interface DeleteValues extends Key {
   token: string;
-  changeId: string;
+  eventId: string;
 }
-
-/** The receipt, written before the row goes (it is copied from the row, so only for a real delete). */
-export const writeDeletionReceipt = statement<DeleteValues>(
-  () => sql`insert into ${scenarioDeletions} (token, account_id, change_id, deleted_at)
-    select ${scenarios.token}, ${scenarios.accountId}, ${p('changeId')}, ${p('now')} from ${scenarios}
-    where ${scenarios.token} = ${p('token')} and ${ownedBy('write')}
-    on conflict (token) do update set account_id = excluded.account_id, change_id = excluded.change_id,
-      deleted_at = excluded.deleted_at`,
-);
 
 export const deleteScenarioRow = statement<DeleteValues>(
   () => sql`delete from ${scenarios} where ${scenarios.token} = ${p('token')} and ${ownedBy('write')}`,
@@ -169,11 +184,6 @@ export const deleteScenarioRow = statement<DeleteValues>(
 export const deleteScenarioReplies = statement<DeleteValues>(
   () => sql`delete from ${idempotencyRecords}
     where ${idempotencyRecords.accountId} = ${accountOfKey('write')} and ${idempotencyRecords.scenarioToken} = ${p('token')}`,
-);
-
-export const deletionReceipt = statement<DeleteValues>(
-  () => sql`select ${scenarioDeletions.changeId} as change_id from ${scenarioDeletions}
-    where ${scenarioDeletions.token} = ${p('token')} and ${scenarioDeletions.accountId} = ${accountOfKey('read')}`,
 );
 
 // The chart's query: its URL's signature names the account, no key is involved.
@@ -188,9 +198,9 @@ export async function findScenarioOfAccount(session: Session, accountId: number,
 
 // Housekeeping of the hourly cron.
 const pruneReplies = statement<{ before: number }>(() => sql`delete from ${idempotencyRecords} where ${idempotencyRecords.createdAt} < ${p('before')}`);
-const pruneReceipts = statement<{ before: number }>(() => sql`delete from ${scenarioDeletions} where ${scenarioDeletions.deletedAt} < ${p('before')}`);
+const pruneEvents = statement<{ before: number }>(() => sql`delete from ${events} where ${events.createdAt} < ${p('before')}`);
 
-/** Removes stored create replies and delete receipts older than `before`. */
-export async function pruneBefore(session: Session, before: number): Promise<void> {
-  await session.batch([pruneReplies(session, { before }), pruneReceipts(session, { before })]);
+/** Removes stored create replies older than `repliesBefore` and events older than `eventsBefore`. */
+export async function prune(session: Session, cutoffs: { repliesBefore: number; eventsBefore: number }): Promise<void> {
+  await runBatch(session, [pruneReplies(session, { before: cutoffs.repliesBefore }), pruneEvents(session, { before: cutoffs.eventsBefore })]);
 }

@@ -64,8 +64,7 @@ export const scenarios = sqliteTable(
     scenarioData: text('scenario_data').notNull(),
     // Bumped by every save; the ETag and If-Match compare against it.
     version: integer('version').notNull().default(1),
-    // The request that wrote this version (random per request, the same on its retries): a retry
-    // after D1 lost the reply of its committed write recognises the write as its own.
+    // The event of the change that wrote this version; the event is recorded from the row by it.
     changeId: text('change_id'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
@@ -100,20 +99,34 @@ export const idempotencyRecords = sqliteTable(
   ],
 );
 
-// Receipts of deletes, kept a day: a delete retried after D1 lost its reply (but committed it)
-// finds its own receipt here and answers 200 instead of 404 (src/scenarios/workflows.ts).
-export const scenarioDeletions = sqliteTable(
-  'scenario_deletions',
+export const EVENT_TYPES = ['scenario.created', 'scenario.saved', 'scenario.deleted'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+// Every change to a scenario, written in the same batch as the change (so none is lost and none is
+// phantom), kept 30 days. Thin: the token and version, never the scenario's data. The id is drawn
+// by the request and carried by its retries, so a retry after D1 lost the reply of its committed
+// change finds its own event and answers as the first try would have (src/scenarios/workflows.ts).
+export const events = sqliteTable(
+  'events',
   {
-    token: text('token').primaryKey(),
+    // Order of recording, for paging newest first.
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    // `evt_` + 32 hex digits.
+    id: text('id').notNull(),
     accountId: integer('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
-    // Random per delete request; a retry of that request carries the same one.
-    changeId: text('change_id').notNull(),
-    deletedAt: integer('deleted_at').notNull(),
+    type: text('type', { enum: EVENT_TYPES }).notNull(),
+    token: text('token').notNull(),
+    // The version the change made; null for a delete.
+    version: integer('version'),
+    createdAt: integer('created_at').notNull(),
   },
-  (t) => [index('scenario_deletions_deleted_idx').on(t.deletedAt)],
+  (t) => [
+    uniqueIndex('events_id_unique').on(t.id),
+    index('events_account_seq_idx').on(t.accountId, t.seq),
+    index('events_created_idx').on(t.createdAt),
+  ],
 );
 
 export type Account = typeof accounts.$inferSelect;

@@ -3,10 +3,11 @@
 // key guards, and a read of the outcome. The routes only validate, call one of these and shape the
 // reply; nothing here knows HTTP.
 //
-// D1 may fail a call after committing it (the reply is lost): execute.ts then runs the same batch
-// again, and each batch below recognises its own earlier commit in the outcome it reads back, by
-// the change id the route draws per request (`changeId`), so the answer is the one the first try
-// would have given.
+// Every change records its event in its batch, under an id drawn per request (`newEventId`). D1
+// may fail a call after committing it (the reply is lost): execute.ts then runs the same batch
+// again, whose writes are skipped once the event exists, and the event read back tells the retry
+// what its first try did, so the answer is the one the first try would have given, even if other
+// requests changed the scenario in between.
 import { judgeKey, type Caller } from '../auth/key-check.ts';
 import { keyWithAccount, toKeyWithAccount, type KeyAccess, type KeyCheck } from '../db/api-keys.ts';
 import { runBatch } from '../db/execute.ts';
@@ -15,19 +16,21 @@ import {
   claimIdempotencyKey,
   deleteScenarioReplies,
   deleteScenarioRow,
-  deletionReceipt,
+  eventById,
   firstPage,
   idempotencyRecordByKey,
   insertClaimedScenario,
   insertScenario,
   pageAfter,
   pageBefore,
+  recordCreated,
+  recordDeleted,
+  recordSaved,
   saveScenario as saveStatement,
   saveScenarioIfVersion,
   scenarioByToken,
   toIdempotencyRecord,
   toScenario,
-  writeDeletionReceipt,
 } from '../db/scenarios.ts';
 import type { RawRow, Session } from '../db/statement.ts';
 import { etagFor } from '../http/conditional.ts';
@@ -46,6 +49,11 @@ async function withKey(session: Session, key: KeyCheck, access: KeyAccess, state
   const [keyRows, ...results] = await runBatch(session, [keyWithAccount(session, key), ...statements]);
   const caller = judgeKey(toKeyWithAccount(keyRows?.[0]), access, key.now);
   return { caller, results: results as RawRow[][] };
+}
+
+/** The id of one request's change: its event's id, the same on every retry of the request. */
+export function newEventId(): string {
+  return `evt_${crypto.randomUUID().replaceAll('-', '')}`;
 }
 
 const notFound = (caller: Caller) => new ApiError('not_found', 'No scenario with that token', { caller });
@@ -102,20 +110,24 @@ export async function createScenario(
   session: Session,
   key: KeyCheck,
   input: ScenarioDataInput,
-  changeId: string,
+  eventId: string,
   idempotency?: { key: string; requestHash: string },
 ): Promise<Created> {
   const now = key.now;
   for (let draw = 1; ; draw++) {
     const token = generateScenarioToken();
     const stored = toStoredData(input, token);
-    const values = { ...key, token, stateId: stateIdOf(input), scenarioData: JSON.stringify(stored), changeId };
+    const values = { ...key, token, stateId: stateIdOf(input), scenarioData: JSON.stringify(stored), eventId };
     const body = toDetailResponse({ token, stateId: values.stateId, createdAt: now }, stored, '', 'Scenario created');
 
     if (!idempotency) {
-      const { caller, results } = await withKey(session, key, 'write', [insertScenario(session, values), scenarioByToken(session, { ...key, token })]);
-      // Ours if it names this request's change (a retry finds it so too); else the token was taken.
-      if (results[1]?.[0]?.change_id === changeId) return { caller, token, body, replayed: false };
+      const { caller, results } = await withKey(session, key, 'write', [
+        insertScenario(session, values),
+        recordCreated(session, values),
+        eventById(session, values),
+      ]);
+      // The event says created (now or on an earlier try); without it the token was taken.
+      if (results[2]?.[0]) return { caller, token, body, replayed: false };
       if (draw >= TOKEN_DRAWS) throw new Error('could not draw a free scenario token');
       continue;
     }
@@ -124,16 +136,18 @@ export async function createScenario(
     const { caller, results } = await withKey(session, key, 'write', [
       claimIdempotencyKey(session, claim),
       insertClaimedScenario(session, claim),
+      recordCreated(session, claim),
       idempotencyRecordByKey(session, { ...key, idempotencyKey: idempotency.key }),
+      eventById(session, claim),
     ]);
-    const recordRow = results[2]?.[0];
+    if (results[4]?.[0]) return { caller, token, body, replayed: false };
+    const recordRow = results[3]?.[0];
     if (!recordRow) {
       // The key is live (judged above), so the claim was skipped for a taken token: draw again.
       if (draw >= TOKEN_DRAWS) throw new Error('could not draw a free scenario token');
       continue;
     }
     const record = toIdempotencyRecord(recordRow);
-    if (record.scenarioToken === token) return { caller, token, body, replayed: false };
     if (record.requestHash !== idempotency.requestHash) {
       throw new ApiError('idempotency_conflict', 'This Idempotency-Key was used with a different request body', { caller });
     }
@@ -149,45 +163,51 @@ export interface Saved {
 
 /**
  * POST /scenarios/save. `versions` (from If-Match; omitted for none or `*`) makes the version
- * check part of the UPDATE. The row read back tells saved (it holds this save), 412 (it is at
- * another version) and 404 (no row) apart in the same round trip.
+ * check part of the UPDATE. The event and the row read back tell saved, 412 (the row is at another
+ * version) and 404 (no row) apart in the same round trip.
  */
 export async function saveScenario(
   session: Session,
   key: KeyCheck,
   token: string,
   input: ScenarioDataInput,
-  changeId: string,
+  eventId: string,
   versions?: number[],
 ): Promise<Saved> {
   const stored = toStoredData(input, token);
-  const values = { ...key, token, stateId: stateIdOf(input), scenarioData: JSON.stringify(stored), changeId };
+  const values = { ...key, token, stateId: stateIdOf(input), scenarioData: JSON.stringify(stored), eventId };
   const update = versions ? saveScenarioIfVersion(session, { ...values, versions: JSON.stringify(versions) }) : saveStatement(session, values);
-  const { caller, results } = await withKey(session, key, 'write', [update, scenarioByToken(session, { ...key, token })]);
-  const row = results[1]?.[0];
+  const { caller, results } = await withKey(session, key, 'write', [
+    update,
+    recordSaved(session, values),
+    scenarioByToken(session, values),
+    eventById(session, values),
+  ]);
+  const row = results[2]?.[0];
+  // Deleted since (or never there): whatever this request did, there is nothing to show.
   if (!row) throw notFound(caller);
-  const scenario = toScenario(row);
-  if (scenario.changeId !== changeId) {
-    throw new ApiError('precondition_failed', 'The scenario has changed since that ETag; fetch it again and reapply your change', {
-      headers: { ETag: etagFor(scenario.version) },
-      caller,
-    });
-  }
-  return { caller, scenario, stored };
+  const event = results[3]?.[0];
+  // Saved, now or on an earlier try: the version is the one this save made, whatever came after.
+  if (event) return { caller, scenario: { ...toScenario(row), version: event.version as number }, stored };
+  // Not saved, and the row is there: its version is not one If-Match named.
+  throw new ApiError('precondition_failed', 'The scenario has changed since that ETag; fetch it again and reapply your change', {
+    headers: { ETag: etagFor(row.version as number) },
+    caller,
+  });
 }
 
 /**
- * DELETE /scenarios/{token}: the scenario and its stored create replies, with a receipt naming this
- * request's change, read back to tell deleted from 404.
+ * DELETE /scenarios/{token}: the scenario and its stored create replies; the event recorded before
+ * the row goes, read back, tells deleted from 404.
  */
-export async function deleteScenario(session: Session, key: KeyCheck, token: string, changeId: string): Promise<Caller> {
-  const values = { ...key, token, changeId };
+export async function deleteScenario(session: Session, key: KeyCheck, token: string, eventId: string): Promise<Caller> {
+  const values = { ...key, token, eventId };
   const { caller, results } = await withKey(session, key, 'write', [
-    writeDeletionReceipt(session, values),
+    recordDeleted(session, values),
     deleteScenarioRow(session, values),
     deleteScenarioReplies(session, values),
-    deletionReceipt(session, values),
+    eventById(session, values),
   ]);
-  if (results[3]?.[0]?.change_id !== changeId) throw notFound(caller);
+  if (!results[3]?.[0]) throw notFound(caller);
   return caller;
 }
