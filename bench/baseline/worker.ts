@@ -1,10 +1,12 @@
 // The raw baseline of `npm run bench`: the benchmarked routes of the Scenario Service written
 // as a plain `fetch` handler with hand-written D1 prepared statements — no Hono, drizzle or zod.
 // It does the same work per request as the service (bearer parsing, key checksum, SHA-256 of the
-// key, one key+account lookup, revoked/expired checks, the rate-limit binding, the last_used_at
-// touch, hand-written validation of the same rules, the same SELECT/UPDATE/INSERT statements on
-// the same indexes, JSON.parse of scenario_data, an HMAC-signed chart_img, and the same response
-// bodies and headers), so the service's overhead over it is the cost of its framework layers.
+// key, the rate-limit binding keyed by the key's hash, one D1 batch per request holding the
+// key+account row and the statements the key guards (the same SQL on the same indexes, events
+// included), revoked/expired/scope checks of the key row, the last_used_at touch, hand-written
+// validation of the same rules, JSON.parse of scenario_data, an HMAC-signed chart_img, and the
+// same response bodies and headers), so the service's overhead over it is the cost of its
+// framework layers.
 //
 // Self-contained on purpose (nothing imported from src/): it is a fixed yardstick, and changes
 // to the service must not move it.
@@ -230,7 +232,7 @@ function generateToken(): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Authentication (one query: key joined with its account)
+// Authentication: the key's hash travels with each request's batch (no query of its own)
 
 interface Caller {
   keyId: number;
@@ -251,10 +253,21 @@ interface KeyRow {
   account_email: string;
 }
 
+/** What a request presents: its key's hash, and the time it is judged at. */
+interface KeyCheck {
+  hash: string;
+  now: number;
+}
+
 const KEY_QUERY =
   'SELECT k.id, k.scope, k.expires_at, k.revoked_at, k.last_used_at, a.id AS account_id, a.name AS account_name, ' +
   'a.email AS account_email FROM api_keys k INNER JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?';
 const TOUCH_KEY = 'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)';
+// A live key (bound: hash, now), and the account of one as a scalar sub-select.
+const LIVE = 'key_hash = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)';
+const LIVE_WRITE = `${LIVE} AND scope = 'read_write'`;
+const ACCOUNT_OF_KEY = `(SELECT account_id FROM api_keys WHERE ${LIVE})`;
+const ACCOUNT_OF_WRITE_KEY = `(SELECT account_id FROM api_keys WHERE ${LIVE_WRITE})`;
 
 function keyPolicy(env: BaselineEnv): string {
   const q = /^[1-9][0-9]{0,8}$/.test(env.RATE_LIMIT_PER_MINUTE ?? '') ? env.RATE_LIMIT_PER_MINUTE : '600';
@@ -276,7 +289,8 @@ async function authFailure(request: Request, env: BaselineEnv, detail: string): 
   });
 }
 
-async function authenticate(request: Request, env: BaselineEnv, ctx: ExecutionContext): Promise<Caller> {
+/** The key of the request, checked for shape and rate; D1 judges it with the request's batch. */
+async function presentedKey(request: Request, env: BaselineEnv): Promise<KeyCheck> {
   const header = request.headers.get('Authorization');
   const key = header ? (/^Bearer +([^\s]+) *$/i.exec(header)?.[1] ?? null) : null;
   if (key === null) {
@@ -286,22 +300,33 @@ async function authenticate(request: Request, env: BaselineEnv, ctx: ExecutionCo
     });
   }
   if (!wellFormedKey(key)) throw await authFailure(request, env, 'The API key is not valid');
-  const row = await env.DB.prepare(KEY_QUERY).bind(await sha256Hex(key)).first<KeyRow>();
-  const now = Date.now();
-  if (!row) throw await authFailure(request, env, 'The API key is not valid');
-  if (row.revoked_at !== null) throw await authFailure(request, env, 'The API key has been revoked');
-  if (row.expires_at !== null && row.expires_at <= now) throw await authFailure(request, env, 'The API key has expired');
-  const policy = keyPolicy(env);
-  const limit = await env.KEY_RATE_LIMITER.limit({ key: String(row.id) });
+  const hash = await sha256Hex(key);
+  const limit = await env.KEY_RATE_LIMITER.limit({ key: hash });
   if (!limit.success) {
     throw new HttpError(429, 'rate_limited', 'Too many requests', 'This key is over its limit', {
       'Retry-After': '60',
-      'RateLimit-Policy': policy,
+      'RateLimit-Policy': keyPolicy(env),
       RateLimit: '"per-key";r=0;t=60',
     });
   }
-  if (request.method !== 'GET' && request.method !== 'HEAD' && row.scope !== 'read_write') {
-    throw new HttpError(403, 'forbidden', 'Forbidden', 'This API key is read-only; writing needs a read_write key', { 'RateLimit-Policy': policy });
+  return { hash, now: Date.now() };
+}
+
+/** The key row that came back with the batch, judged; then the last_used_at touch, as the service. */
+async function judge(
+  request: Request,
+  env: BaselineEnv,
+  ctx: ExecutionContext,
+  key: KeyCheck,
+  row: KeyRow | undefined,
+  write: boolean,
+): Promise<Caller> {
+  const now = key.now;
+  if (!row) throw await authFailure(request, env, 'The API key is not valid');
+  if (row.revoked_at !== null) throw await authFailure(request, env, 'The API key has been revoked');
+  if (row.expires_at !== null && row.expires_at <= now) throw await authFailure(request, env, 'The API key has expired');
+  if (write && row.scope !== 'read_write') {
+    throw new HttpError(403, 'forbidden', 'Forbidden', 'This API key is read-only; writing needs a read_write key', { 'RateLimit-Policy': keyPolicy(env) });
   }
   if (row.last_used_at === null || row.last_used_at < now - LAST_USED_GRANULARITY_MS) {
     ctx.waitUntil(
@@ -312,6 +337,12 @@ async function authenticate(request: Request, env: BaselineEnv, ctx: ExecutionCo
     );
   }
   return { keyId: row.id, accountId: row.account_id, scope: row.scope, name: row.account_name, email: row.account_email };
+}
+
+/** Runs the key's row and `statements` as one batch: one round trip. */
+async function withKey(env: BaselineEnv, key: KeyCheck, statements: D1PreparedStatement[]): Promise<{ keyRow: KeyRow | undefined; results: Array<Record<string, unknown>[]> }> {
+  const [keyResult, ...rest] = await env.DB.batch<Record<string, unknown>>([env.DB.prepare(KEY_QUERY).bind(key.hash), ...statements]);
+  return { keyRow: keyResult?.results[0] as KeyRow | undefined, results: rest.map((r) => r.results) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -506,6 +537,8 @@ function toStored(data: Record<string, unknown>, token: string): { stored: Recor
   return { stored, stateId };
 }
 
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
 async function readJson(request: Request): Promise<unknown> {
   const length = request.headers.get('Content-Length');
   if (length !== null && Number(length) > MAX_BODY_BYTES) {
@@ -515,7 +548,13 @@ async function readJson(request: Request): Promise<unknown> {
   if (!/^application\/([a-z-.]+\+)?json(;|$)/i.test(type)) {
     throw new HttpError(400, 'invalid_json', 'Request body is not valid JSON', 'The request body must be a JSON object sent as Content-Type: application/json');
   }
-  const text = await request.text();
+  // Strict UTF-8, as the service: bytes that are not UTF-8 are refused, not replaced.
+  let text: string;
+  try {
+    text = STRICT_UTF8.decode(await request.arrayBuffer());
+  } catch {
+    throw new HttpError(400, 'invalid_json', 'Request body is not valid JSON', 'The request body is not valid UTF-8');
+  }
   if (text.length > MAX_BODY_BYTES) throw new HttpError(413, 'payload_too_large', 'Payload too large', 'The request body is larger than 256 KiB');
   try {
     return JSON.parse(text);
@@ -538,15 +577,29 @@ interface ScenarioRow {
   updated_at: number;
 }
 
+// Every statement names its account through the key (hash, now), as the service's do.
 const COLUMNS = 'id, token, account_id, state_id, scenario_data, version, created_at, updated_at';
-const FIND = `SELECT ${COLUMNS} FROM scenarios WHERE token = ? AND account_id = ?`;
-const LIST_FIRST = `SELECT ${COLUMNS} FROM scenarios WHERE account_id = ? ORDER BY id DESC LIMIT ?`;
-const LIST_AFTER = `SELECT ${COLUMNS} FROM scenarios WHERE account_id = ? AND id < ? ORDER BY id DESC LIMIT ?`;
-const LIST_BEFORE = `SELECT ${COLUMNS} FROM scenarios WHERE account_id = ? AND id > ? ORDER BY id ASC LIMIT ?`;
+const FIND = `SELECT ${COLUMNS} FROM scenarios WHERE token = ? AND account_id = ${ACCOUNT_OF_KEY}`;
+const LIST_FIRST = `SELECT ${COLUMNS} FROM scenarios WHERE account_id = ${ACCOUNT_OF_KEY} ORDER BY id DESC LIMIT ?`;
+const LIST_AFTER = `SELECT ${COLUMNS} FROM scenarios WHERE account_id = ${ACCOUNT_OF_KEY} AND id < ? ORDER BY id DESC LIMIT ?`;
+const LIST_BEFORE = `SELECT ${COLUMNS} FROM scenarios WHERE account_id = ${ACCOUNT_OF_KEY} AND id > ? ORDER BY id ASC LIMIT ?`;
+// Writes are skipped once their event exists (a retry of a committed write), and record it.
+const EVENT_RECORDED = 'EXISTS (SELECT 1 FROM events WHERE id = ?)';
 const UPDATE =
-  'UPDATE scenarios SET scenario_data = ?, state_id = ?, updated_at = ?, version = version + 1 WHERE token = ? AND account_id = ?';
+  'UPDATE scenarios SET scenario_data = ?, state_id = ?, updated_at = ?, version = version + 1, change_id = ? ' +
+  `WHERE token = ? AND account_id = ${ACCOUNT_OF_WRITE_KEY} AND NOT ${EVENT_RECORDED}`;
 const INSERT =
-  `INSERT INTO scenarios (token, account_id, state_id, scenario_data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`;
+  'INSERT INTO scenarios (token, account_id, state_id, scenario_data, version, change_id, created_at, updated_at) ' +
+  `SELECT ?, account_id, ?, ?, 1, ?, ?, ? FROM api_keys WHERE ${LIVE_WRITE} ` +
+  `AND NOT EXISTS (SELECT 1 FROM scenarios WHERE token = ?) AND NOT ${EVENT_RECORDED}`;
+const RECORD_EVENT =
+  'INSERT INTO events (id, account_id, type, token, version, created_at) SELECT ?, account_id, ?, token, version, ? ' +
+  'FROM scenarios WHERE token = ? AND change_id = ? ON CONFLICT (id) DO NOTHING';
+const EVENT_BY_ID = `SELECT type, token, version FROM events WHERE id = ? AND account_id = ${ACCOUNT_OF_KEY}`;
+
+function newEventId(): string {
+  return `evt_${crypto.randomUUID().replaceAll('-', '')}`;
+}
 
 function stateOf(id: number): State {
   const state = STATE_BY_ID.get(id);
@@ -604,7 +657,7 @@ function retentionDays(setting: string | undefined): number | null {
 // ---------------------------------------------------------------------------------------------
 // Routes
 
-async function list(url: URL, env: BaselineEnv, caller: Caller): Promise<Response> {
+async function list(request: Request, url: URL, env: BaselineEnv, ctx: ExecutionContext, key: KeyCheck, onCaller: (id: number) => void): Promise<Response> {
   const errors: Errors = [];
   let limit = 10;
   let after: number | undefined;
@@ -632,74 +685,89 @@ async function list(url: URL, env: BaselineEnv, caller: Caller): Promise<Respons
   }
   const statement =
     before !== undefined
-      ? env.DB.prepare(LIST_BEFORE).bind(caller.accountId, before, limit + 1)
+      ? env.DB.prepare(LIST_BEFORE).bind(key.hash, key.now, before, limit + 1)
       : after !== undefined
-        ? env.DB.prepare(LIST_AFTER).bind(caller.accountId, after, limit + 1)
-        : env.DB.prepare(LIST_FIRST).bind(caller.accountId, limit + 1);
-  const { results } = await statement.all<ScenarioRow>();
+        ? env.DB.prepare(LIST_AFTER).bind(key.hash, key.now, after, limit + 1)
+        : env.DB.prepare(LIST_FIRST).bind(key.hash, key.now, limit + 1);
+  const batch = await withKey(env, key, [statement]);
+  onCaller((await judge(request, env, ctx, key, batch.keyRow, false)).accountId);
+  const results = (batch.results[0] ?? []) as unknown as ScenarioRow[];
   const hasMore = results.length > limit;
   if (hasMore) results.pop();
   if (before !== undefined) results.reverse();
   const retention = retentionDays(env.SCENARIO_RETENTION_DAYS);
-  const now = Date.now();
-  return json({ data: results.map((row) => listItem(row, retention, now)), has_more: hasMore }, 200);
+  return json({ data: results.map((row) => listItem(row, retention, key.now)), has_more: hasMore }, 200);
 }
 
-async function view(request: Request, url: URL, env: BaselineEnv, caller: Caller, token: string): Promise<Response> {
-  const row = await env.DB.prepare(FIND).bind(token, caller.accountId).first<ScenarioRow>();
+async function view(request: Request, url: URL, env: BaselineEnv, ctx: ExecutionContext, key: KeyCheck, onCaller: (id: number) => void, token: string): Promise<Response> {
+  const batch = await withKey(env, key, [env.DB.prepare(FIND).bind(token, key.hash, key.now)]);
+  const caller = await judge(request, env, ctx, key, batch.keyRow, false);
+  onCaller(caller.accountId);
+  const row = batch.results[0]?.[0] as ScenarioRow | undefined;
   if (!row) throw notFound();
   const etag = etagFor(row.version);
   if (noneMatchHits(request.headers.get('If-None-Match'), etag)) return new Response(null, { status: 304, headers: { ETag: etag } });
-  const chart = await signChartUrl(env, url.origin, caller.accountId, token, Date.now());
+  const chart = await signChartUrl(env, url.origin, caller.accountId, token, key.now);
   return json(detail(row, row.scenario_data, chart, 'Scenario found'), 200, { ETag: etag });
 }
 
-async function save(request: Request, url: URL, env: BaselineEnv, caller: Caller): Promise<Response> {
+async function save(request: Request, url: URL, env: BaselineEnv, ctx: ExecutionContext, key: KeyCheck, onCaller: (id: number) => void): Promise<Response> {
   const { data, token } = validateBody(await readJson(request), true);
   if (token === undefined) throw new Error('validated save without a token');
   const ifMatch = request.headers.get('If-Match');
   const condition = ifMatch === null ? undefined : parseIfMatch(ifMatch);
   const { stored, stateId } = toStored(data, token);
-  const now = Date.now();
+  const now = key.now;
+  const eventId = newEventId();
   const versions = condition && !condition.any ? condition.versions : undefined;
   let sql = UPDATE;
-  const params: unknown[] = [JSON.stringify(stored), stateId, now, token, caller.accountId];
+  const params: unknown[] = [JSON.stringify(stored), stateId, now, eventId, token, key.hash, now, eventId];
   if (versions) {
-    sql += ` AND version IN (${versions.map(() => '?').join(', ') || 'NULL'})`;
-    params.push(...versions);
+    sql += ' AND version IN (SELECT value FROM json_each(?))';
+    params.push(JSON.stringify(versions));
   }
-  const saved = await env.DB.prepare(`${sql} RETURNING ${COLUMNS}`).bind(...params).first<ScenarioRow>();
-  if (!saved) {
-    const current = condition ? await env.DB.prepare(FIND).bind(token, caller.accountId).first<ScenarioRow>() : null;
-    if (!current) throw notFound();
-    throw new HttpError(412, 'precondition_failed', 'Precondition failed', 'The scenario has changed since that ETag', { ETag: etagFor(current.version) });
+  const batch = await withKey(env, key, [
+    env.DB.prepare(sql).bind(...params),
+    env.DB.prepare(RECORD_EVENT).bind(eventId, 'scenario.saved', now, token, eventId),
+    env.DB.prepare(FIND).bind(token, key.hash, now),
+    env.DB.prepare(EVENT_BY_ID).bind(eventId, key.hash, now),
+  ]);
+  const caller = await judge(request, env, ctx, key, batch.keyRow, true);
+  onCaller(caller.accountId);
+  const row = batch.results[2]?.[0] as ScenarioRow | undefined;
+  if (!row) throw notFound();
+  const event = batch.results[3]?.[0] as { version: number } | undefined;
+  if (!event) {
+    throw new HttpError(412, 'precondition_failed', 'Precondition failed', 'The scenario has changed since that ETag', { ETag: etagFor(row.version) });
   }
   const chart = await signChartUrl(env, url.origin, caller.accountId, token, now);
-  return json(detail(saved, stored, chart, 'Scenario saved'), 200, { ETag: etagFor(saved.version) });
+  return json(detail(row, stored, chart, 'Scenario saved'), 200, { ETag: etagFor(event.version) });
 }
 
-async function create(request: Request, url: URL, env: BaselineEnv, caller: Caller): Promise<Response> {
+async function create(request: Request, url: URL, env: BaselineEnv, ctx: ExecutionContext, key: KeyCheck, onCaller: (id: number) => void): Promise<Response> {
   const { data } = validateBody(await readJson(request), false);
-  const key = request.headers.get('Idempotency-Key');
-  if (key !== null && (key.length < 1 || key.length > 255)) {
+  const idempotencyKey = request.headers.get('Idempotency-Key');
+  if (idempotencyKey !== null && (idempotencyKey.length < 1 || idempotencyKey.length > 255)) {
     throw new HttpError(400, 'invalid_header', 'Invalid request header', 'A request header has 1 problem; see errors');
   }
   // (Idempotency-Key replays are not part of the benchmark; the service's path without one is mirrored.)
+  const now = key.now;
+  const eventId = newEventId();
   for (let attempt = 0; ; attempt++) {
-    const now = Date.now();
     const token = generateToken();
     const { stored, stateId } = toStored(data, token);
-    const row = { token, state_id: stateId, created_at: now };
-    const body = detail(row, stored, await signChartUrl(env, url.origin, caller.accountId, token, now), 'Scenario created');
-    try {
-      const inserted = await env.DB.prepare(INSERT)
-        .bind(token, caller.accountId, stateId, JSON.stringify(stored), now, now)
-        .first<ScenarioRow>();
-      if (!inserted) throw new Error('insert returned no row');
+    const batch = await withKey(env, key, [
+      env.DB.prepare(INSERT).bind(token, stateId, JSON.stringify(stored), eventId, now, now, key.hash, now, token, eventId),
+      env.DB.prepare(RECORD_EVENT).bind(eventId, 'scenario.created', now, token, eventId),
+      env.DB.prepare(EVENT_BY_ID).bind(eventId, key.hash, now),
+    ]);
+    const caller = await judge(request, env, ctx, key, batch.keyRow, true);
+    onCaller(caller.accountId);
+    if (batch.results[2]?.[0]) {
+      const body = detail({ token, state_id: stateId, created_at: now }, stored, await signChartUrl(env, url.origin, caller.accountId, token, now), 'Scenario created');
       return json(body, 201, { Location: `${url.origin}/scenarios/${token}`, ETag: etagFor(1) });
-    } catch (error) {
-      if (!(error instanceof Error && /UNIQUE constraint failed/.test(error.message)) || attempt >= 3) throw error;
     }
+    if (attempt >= 3) throw new Error('could not draw a free scenario token');
   }
 }
 
@@ -710,34 +778,25 @@ async function route(
   ctx: ExecutionContext,
   onCaller: (accountId: number) => void,
 ): Promise<Response> {
-  const auth = async () => {
-    const caller = await authenticate(request, env, ctx);
-    onCaller(caller.accountId);
-    return caller;
-  };
   const path = url.pathname;
   const method = request.method;
   if (path === '/me' && method === 'GET') {
-    const caller = await auth();
+    const key = await presentedKey(request, env);
+    const row = await env.DB.prepare(KEY_QUERY).bind(key.hash).first<KeyRow>();
+    const caller = await judge(request, env, ctx, key, row ?? undefined, false);
+    onCaller(caller.accountId);
     return json({ name: caller.name, email: caller.email }, 200);
   }
   if (path === '/scenarios' || path === '/scenarios/') {
-    if (method === 'GET') return list(url, env, await auth());
-    if (method === 'POST') {
-      const caller = await auth();
-      return create(request, url, env, caller);
-    }
+    if (method === 'GET') return list(request, url, env, ctx, await presentedKey(request, env), onCaller);
+    if (method === 'POST') return create(request, url, env, ctx, await presentedKey(request, env), onCaller);
   } else if (path === '/scenarios/save') {
-    if (method === 'POST' || method === 'PUT') {
-      const caller = await auth();
-      return save(request, url, env, caller);
-    }
+    if (method === 'POST' || method === 'PUT') return save(request, url, env, ctx, await presentedKey(request, env), onCaller);
     throw new HttpError(405, 'method_not_allowed', 'Method not allowed', `${method} is not allowed here; use POST, PUT`, { Allow: 'POST, PUT' });
   } else if (path.startsWith('/scenarios/') && method === 'GET') {
     const token = path.slice('/scenarios/'.length);
     if (!TOKEN_PATTERN.test(token)) throw notFound();
-    const caller = await auth();
-    return view(request, url, env, caller, token);
+    return view(request, url, env, ctx, await presentedKey(request, env), onCaller, token);
   }
   throw new HttpError(404, 'not_found', 'Not found', `No route for ${method} ${path}`);
 }
