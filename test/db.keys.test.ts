@@ -1,12 +1,12 @@
-// The account and API-key queries, and the housekeeping of stored replies and delete receipts,
-// called directly against the local D1.
+// The account and API-key queries, and the housekeeping of stored replies and events (each by its
+// own cut-off), called directly against the local D1.
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { hashApiKey, isWellFormedApiKey } from '../src/auth/api-key.ts';
 import { issueApiKey } from '../src/auth/issue-key.ts';
 import { findAccount, findAccountByEmail, insertAccount, listAccounts } from '../src/db/accounts.ts';
 import { findKeyByHash, insertApiKey, listApiKeys, revokeApiKey, touchKeyLastUsed } from '../src/db/api-keys.ts';
-import { pruneBefore } from '../src/db/scenarios.ts';
+import { prune } from '../src/db/scenarios.ts';
 import { uniqueEmail } from './helpers/api.ts';
 
 const db = () => env.DB;
@@ -193,21 +193,25 @@ describe('api keys', () => {
   });
 });
 
-describe('pruneBefore', () => {
+describe('prune', () => {
   const insertRecord = (accountId: number, key: string, createdAt: number) =>
     env.DB.prepare(
       'INSERT INTO idempotency_records (account_id, key, request_hash, scenario_token, response_status, response_body, created_at) VALUES (?, ?, ?, ?, 201, ?, ?)',
     )
       .bind(accountId, key, 'h', '123456789012345', '{}', createdAt)
       .run();
-  const insertReceipt = (accountId: number, token: string, deletedAt: number) =>
-    env.DB.prepare('INSERT INTO scenario_deletions (token, account_id, change_id, deleted_at) VALUES (?, ?, ?, ?)').bind(token, accountId, `change-${token}`, deletedAt).run();
+  let events = 0;
+  /** An event named by its token (unique here), recorded at `createdAt`. */
+  const insertEvent = (accountId: number, token: string, createdAt: number) =>
+    env.DB.prepare("INSERT INTO events (id, account_id, type, token, version, created_at) VALUES (?, ?, 'scenario.saved', ?, 2, ?)")
+      .bind(`evt_${(++events).toString(16).padStart(32, '0')}`, accountId, token, createdAt)
+      .run();
   const recordKeys = async (accountId: number) =>
     (await env.DB.prepare('SELECT key FROM idempotency_records WHERE account_id = ? ORDER BY key').bind(accountId).all<{ key: string }>()).results.map((r) => r.key);
-  const receiptTokens = async (accountId: number) =>
-    (await env.DB.prepare('SELECT token FROM scenario_deletions WHERE account_id = ? ORDER BY token').bind(accountId).all<{ token: string }>()).results.map((r) => r.token);
+  const eventTokens = async (accountId: number) =>
+    (await env.DB.prepare('SELECT token FROM events WHERE account_id = ? ORDER BY token').bind(accountId).all<{ token: string }>()).results.map((r) => r.token);
 
-  it('removes the stored replies and the delete receipts from before the cut-off, of every account, and keeps the rest', async () => {
+  it('removes the stored replies and the events from before their own cut-offs, of every account, and keeps the rest', async () => {
     const [a, b] = [await account(), await account()];
     await insertRecord(a.id, 'old', NOW - 2 * MINUTE);
     await insertRecord(a.id, 'just-old', NOW - 1);
@@ -215,27 +219,42 @@ describe('pruneBefore', () => {
     await insertRecord(a.id, 'new', NOW + MINUTE);
     await insertRecord(b.id, 'old', NOW - MINUTE);
     await insertRecord(b.id, 'new', NOW + 1);
-    await insertReceipt(a.id, '100000000000001', NOW - 2 * MINUTE);
-    await insertReceipt(a.id, '100000000000002', NOW - 1);
-    await insertReceipt(a.id, '100000000000003', NOW);
-    await insertReceipt(b.id, '100000000000004', NOW - MINUTE);
-    await insertReceipt(b.id, '100000000000005', NOW + MINUTE);
+    // The events' cut-off lies an hour earlier than the replies': each table goes by its own.
+    const EVENTS_BEFORE = NOW - 60 * MINUTE;
+    await insertEvent(a.id, '100000000000001', EVENTS_BEFORE - 2 * MINUTE);
+    await insertEvent(a.id, '100000000000002', EVENTS_BEFORE - 1);
+    await insertEvent(a.id, '100000000000003', EVENTS_BEFORE);
+    await insertEvent(a.id, '100000000000004', NOW - MINUTE);
+    await insertEvent(b.id, '100000000000005', EVENTS_BEFORE - MINUTE);
+    await insertEvent(b.id, '100000000000006', NOW - 2 * MINUTE);
 
-    await pruneBefore(db(), NOW);
+    await prune(db(), { repliesBefore: NOW, eventsBefore: EVENTS_BEFORE });
 
     expect(await recordKeys(a.id)).toEqual(['edge', 'new']);
     expect(await recordKeys(b.id)).toEqual(['new']);
-    expect(await receiptTokens(a.id)).toEqual(['100000000000003']);
-    expect(await receiptTokens(b.id)).toEqual(['100000000000005']);
+    // Older than the replies' cut-off, younger than the events': kept.
+    expect(await eventTokens(a.id)).toEqual(['100000000000003', '100000000000004']);
+    expect(await eventTokens(b.id)).toEqual(['100000000000006']);
   });
 
-  it('is a no-op when nothing is older than the cut-off, and when run again', async () => {
+  it('keeps the events when only the replies are due, and the replies when only the events are', async () => {
+    const owner = await account();
+    await insertRecord(owner.id, 'reply', NOW - MINUTE);
+    await insertEvent(owner.id, '100000000000007', NOW - MINUTE);
+    await prune(db(), { repliesBefore: NOW, eventsBefore: NOW - 2 * MINUTE });
+    expect([await recordKeys(owner.id), await eventTokens(owner.id)]).toEqual([[], ['100000000000007']]);
+    await insertRecord(owner.id, 'reply', NOW - MINUTE);
+    await prune(db(), { repliesBefore: NOW - 2 * MINUTE, eventsBefore: NOW });
+    expect([await recordKeys(owner.id), await eventTokens(owner.id)]).toEqual([['reply'], []]);
+  });
+
+  it('is a no-op when nothing is older than the cut-offs, and when run again', async () => {
     const owner = await account();
     await insertRecord(owner.id, 'kept', NOW);
-    await insertReceipt(owner.id, '100000000000006', NOW);
-    await pruneBefore(db(), NOW);
-    await pruneBefore(db(), NOW);
+    await insertEvent(owner.id, '100000000000008', NOW);
+    await prune(db(), { repliesBefore: NOW, eventsBefore: NOW });
+    await prune(db(), { repliesBefore: NOW, eventsBefore: NOW });
     expect(await recordKeys(owner.id)).toEqual(['kept']);
-    expect(await receiptTokens(owner.id)).toEqual(['100000000000006']);
+    expect(await eventTokens(owner.id)).toEqual(['100000000000008']);
   });
 });

@@ -1,7 +1,8 @@
 // The scenario workflows of src/scenarios/workflows.ts called directly against the local D1 (no
 // Worker in between): keyset paging, scoping by the key's account, refused keys (which must write
-// nothing), If-Match saves, idempotent creates, deletes with their receipts, and that a call run
-// again with the same change id (as a retry is) never applies its write twice.
+// nothing), If-Match saves, idempotent creates, deletes, the one event every change records (and
+// none for a refused one), and that a call run again with the same event id (as a retry is) never
+// applies its write twice. test/db.retries.test.ts races a retry against other requests.
 import { env } from 'cloudflare:workers';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKey } from '../src/auth/api-key.ts';
@@ -17,7 +18,7 @@ import { toStoredData } from '../src/scenarios/data.ts';
 import { ScenarioDataInputSchema, type ScenarioDataInput } from '../src/scenarios/schema.ts';
 import { US_STATES } from '../src/scenarios/states.ts';
 import { generateScenarioToken } from '../src/scenarios/token.ts';
-import { createScenario, deleteScenario, listScenarios, saveScenario, viewScenario } from '../src/scenarios/workflows.ts';
+import { createScenario, deleteScenario, listScenarios, newEventId, saveScenario, viewScenario } from '../src/scenarios/workflows.ts';
 import { scenarioData, uniqueEmail } from './helpers/api.ts';
 import { faultyD1 } from './helpers/faulty-d1.ts';
 
@@ -65,8 +66,29 @@ async function recordsOf(accountId: number) {
   return results;
 }
 
-async function receiptOf(token: string) {
-  return env.DB.prepare('select * from scenario_deletions where token = ?').bind(token).first<{ token: string; account_id: number; change_id: string; deleted_at: number }>();
+interface EventRow {
+  id: string;
+  account_id: number;
+  type: string;
+  token: string;
+  version: number | null;
+  created_at: number;
+}
+
+/** The events of an account, in the order they were recorded. */
+async function eventsOf(accountId: number): Promise<EventRow[]> {
+  const { results } = await env.DB.prepare('select id, account_id, type, token, version, created_at from events where account_id = ? order by seq')
+    .bind(accountId)
+    .all<EventRow>();
+  return results;
+}
+
+async function eventById(id: string): Promise<EventRow | null> {
+  return env.DB.prepare('select id, account_id, type, token, version, created_at from events where id = ?').bind(id).first<EventRow>();
+}
+
+async function eventCount(): Promise<number> {
+  return (await env.DB.prepare('select count(*) as n from events').first<{ n: number }>())!.n;
 }
 
 /** Every row a workflow could write (this file's D1 is its own): to prove a call wrote nothing. */
@@ -75,14 +97,14 @@ async function snapshot() {
   return {
     scenarios: await all('scenarios', 'id'),
     idempotencyRecords: await all('idempotency_records', 'account_id, key'),
-    scenarioDeletions: await all('scenario_deletions', 'token'),
+    events: await all('events', 'seq'),
     apiKeys: await all('api_keys', 'id'),
   };
 }
 
 /** Creates a scenario through the workflow; its row. */
 async function created(key: TestKey, data: ScenarioDataInput = input(), now = Date.now()): Promise<Scenario> {
-  const result = await createScenario(env.DB, key.at(now), data, crypto.randomUUID());
+  const result = await createScenario(env.DB, key.at(now), data, newEventId());
   return (await rowOf(result.token))!;
 }
 
@@ -183,7 +205,7 @@ describe('listScenarios', () => {
   it('pages from the id of a deleted row', async () => {
     const ids = await createdIds(owner, 5);
     const gone = (await listScenarios(env.DB, owner.at(), { limit: 10 })).rows.find((r) => r.id === ids[2])!;
-    await deleteScenario(env.DB, owner.at(), gone.token, crypto.randomUUID());
+    await deleteScenario(env.DB, owner.at(), gone.token, newEventId());
     expect(idsOf((await listScenarios(env.DB, owner.at(), { limit: 10, startingAfter: gone.id })).rows)).toEqual([ids[1], ids[0]]);
     expect(idsOf((await listScenarios(env.DB, owner.at(), { limit: 10, endingBefore: gone.id })).rows)).toEqual([ids[4], ids[3]]);
   });
@@ -240,16 +262,19 @@ describe('viewScenario', () => {
 });
 
 describe('createScenario', () => {
-  it('stores one scenario with the validated data, version 1 and the change id, and answers its detail form', async () => {
+  it('stores one scenario with the validated data, version 1 and the event id, records one created event, and answers its detail form', async () => {
     const data = input({ state_id: 6, year: 2027 });
     const now = Date.now();
-    const changeId = crypto.randomUUID();
-    const result = await createScenario(env.DB, owner.at(now), data, changeId);
+    const eventId = newEventId();
+    const result = await createScenario(env.DB, owner.at(now), data, eventId);
     expect(result.replayed).toBe(false);
     expect(result.caller).toMatchObject({ id: owner.keyId, accountId: owner.accountId });
     expect(await tokensOf(owner.accountId)).toEqual([result.token]);
     const row = (await rowOf(result.token))!;
-    expect(row).toMatchObject({ accountId: owner.accountId, stateId: 6, version: 1, changeId, createdAt: now, updatedAt: now });
+    expect(row).toMatchObject({ accountId: owner.accountId, stateId: 6, version: 1, changeId: eventId, createdAt: now, updatedAt: now });
+    expect(await eventsOf(owner.accountId)).toEqual([
+      { id: eventId, account_id: owner.accountId, type: 'scenario.created', token: result.token, version: 1, created_at: now },
+    ]);
     expect(JSON.parse(row.scenarioData)).toEqual(toStoredData(data, result.token));
     expect(result.body.data).toMatchObject({
       status: 'success',
@@ -260,9 +285,18 @@ describe('createScenario', () => {
 
   it('draws a fresh token for every create', async () => {
     const tokens = new Set<string>();
-    for (let i = 0; i < 5; i++) tokens.add((await createScenario(env.DB, owner.at(), input(), crypto.randomUUID())).token);
+    for (let i = 0; i < 5; i++) tokens.add((await createScenario(env.DB, owner.at(), input(), newEventId())).token);
     expect(tokens.size).toBe(5);
     expect((await tokensOf(owner.accountId)).sort()).toEqual([...tokens].sort());
+  });
+
+  it('records one created event per create, each under its own id, in the order of the creates', async () => {
+    const ids = [newEventId(), newEventId(), newEventId()];
+    const tokens: string[] = [];
+    for (const id of ids) tokens.push((await createScenario(env.DB, owner.at(), input(), id)).token);
+    const events = await eventsOf(owner.accountId);
+    expect(events.map((e) => [e.id, e.type, e.token, e.version])).toEqual(ids.map((id, i) => [id, 'scenario.created', tokens[i], 1]));
+    expect(ids.every((id) => /^evt_[0-9a-f]{32}$/.test(id))).toBe(true);
   });
 });
 
@@ -271,49 +305,69 @@ describe('saveScenario', () => {
     const row = await created(owner);
     const later = row.updatedAt + 5000;
     const data = input({ state_id: 6, year: 2040 });
-    const changeId = crypto.randomUUID();
-    const saved = await saveScenario(env.DB, owner.at(later), row.token, data, changeId);
-    expect(saved.scenario).toMatchObject({ id: row.id, token: row.token, stateId: 6, version: 2, changeId, updatedAt: later, createdAt: row.createdAt });
+    const eventId = newEventId();
+    const saved = await saveScenario(env.DB, owner.at(later), row.token, data, eventId);
+    expect(saved.scenario).toMatchObject({ id: row.id, token: row.token, stateId: 6, version: 2, changeId: eventId, updatedAt: later, createdAt: row.createdAt });
     expect(saved.stored).toEqual(toStoredData(data, row.token));
     expect(JSON.parse(saved.scenario.scenarioData)).toEqual(saved.stored);
     expect(await rowOf(row.token)).toEqual(saved.scenario);
   });
 
+  it('records one saved event per save, with the version it made', async () => {
+    const row = await created(owner);
+    const later = row.updatedAt + 1000;
+    const first = newEventId();
+    const second = newEventId();
+    await saveScenario(env.DB, owner.at(later), row.token, input({ year: 2040 }), first);
+    await saveScenario(env.DB, owner.at(later + 1), row.token, input({ year: 2041 }), second, [2]);
+    const events = await eventsOf(owner.accountId);
+    expect(events).toHaveLength(3);
+    expect(events.slice(1)).toEqual([
+      { id: first, account_id: owner.accountId, type: 'scenario.saved', token: row.token, version: 2, created_at: later },
+      { id: second, account_id: owner.accountId, type: 'scenario.saved', token: row.token, version: 3, created_at: later + 1 },
+    ]);
+  });
+
   it('saves when versions holds the current version', async () => {
     const row = await created(owner);
-    const saved = await saveScenario(env.DB, owner.at(), row.token, input({ year: 2041 }), crypto.randomUUID(), [row.version]);
+    const saved = await saveScenario(env.DB, owner.at(), row.token, input({ year: 2041 }), newEventId(), [row.version]);
     expect(saved.scenario.version).toBe(row.version + 1);
     expect((await rowOf(row.token))?.version).toBe(2);
   });
 
   it('accepts any of several versions', async () => {
     const row = await created(owner);
-    const saved = await saveScenario(env.DB, owner.at(), row.token, input({ year: 2042 }), crypto.randomUUID(), [7, 1, 9]);
+    const saved = await saveScenario(env.DB, owner.at(), row.token, input({ year: 2042 }), newEventId(), [7, 1, 9]);
     expect(saved.scenario.version).toBe(2);
   });
 
   it('is precondition_failed for a stale version, with the current ETag, and leaves the row as it was', async () => {
     const row = await created(owner);
-    await saveScenario(env.DB, owner.at(), row.token, input({ year: 2043 }), crypto.randomUUID());
+    await saveScenario(env.DB, owner.at(), row.token, input({ year: 2043 }), newEventId());
     const current = await rowOf(row.token);
-    const error = await expectApiError(saveScenario(env.DB, owner.at(), row.token, input({ year: 1999 }), crypto.randomUUID(), [1]), 'precondition_failed');
+    const error = await expectApiError(saveScenario(env.DB, owner.at(), row.token, input({ year: 1999 }), newEventId(), [1]), 'precondition_failed');
     expect(error.headers).toEqual({ ETag: '"v2"' });
     expect(error.status).toBe(412);
     expect(await rowOf(row.token)).toEqual(current);
+    expect((await eventsOf(owner.accountId)).map((e) => [e.type, e.version])).toEqual([
+      ['scenario.created', 1],
+      ['scenario.saved', 2],
+    ]);
   });
 
   it('is precondition_failed for an empty list of versions (an If-Match naming none)', async () => {
     const row = await created(owner);
-    const error = await expectApiError(saveScenario(env.DB, owner.at(), row.token, input({ year: 1999 }), crypto.randomUUID(), []), 'precondition_failed');
+    const before = await snapshot();
+    const error = await expectApiError(saveScenario(env.DB, owner.at(), row.token, input({ year: 1999 }), newEventId(), []), 'precondition_failed');
     expect(error.headers.ETag).toBe('"v1"');
-    expect(await rowOf(row.token)).toEqual(row);
+    expect(await snapshot()).toEqual(before);
   });
 
   it('lets only one of two racing saves with the same version win; the other sees the winner’s ETag', async () => {
     const row = await created(owner);
     const outcomes = await Promise.allSettled([
-      saveScenario(env.DB, owner.at(), row.token, input({ year: 2001 }), crypto.randomUUID(), [1]),
-      saveScenario(env.DB, owner.at(), row.token, input({ year: 2002 }), crypto.randomUUID(), [1]),
+      saveScenario(env.DB, owner.at(), row.token, input({ year: 2001 }), newEventId(), [1]),
+      saveScenario(env.DB, owner.at(), row.token, input({ year: 2002 }), newEventId(), [1]),
     ]);
     const won = outcomes.filter((o) => o.status === 'fulfilled');
     const lost = outcomes.filter((o) => o.status === 'rejected');
@@ -322,12 +376,15 @@ describe('saveScenario', () => {
     const stored = (await rowOf(row.token))!;
     expect(stored.version).toBe(2);
     expect(stored).toEqual(won[0]!.value.scenario);
+    // Only the winner's event: the loser's was never recorded.
+    const saves = (await eventsOf(owner.accountId)).filter((e) => e.type === 'scenario.saved');
+    expect(saves.map((e) => [e.id, e.version])).toEqual([[stored.changeId, 2]]);
   });
 
   it('lets the last of two unconditional saves win', async () => {
     const row = await created(owner);
-    await saveScenario(env.DB, owner.at(), row.token, input({ year: 2001 }), crypto.randomUUID());
-    await saveScenario(env.DB, owner.at(), row.token, input({ year: 2002 }), crypto.randomUUID());
+    await saveScenario(env.DB, owner.at(), row.token, input({ year: 2001 }), newEventId());
+    await saveScenario(env.DB, owner.at(), row.token, input({ year: 2002 }), newEventId());
     const stored = (await rowOf(row.token))!;
     expect([stored.version, JSON.parse(stored.scenarioData).year]).toEqual([3, 2002]);
   });
@@ -336,69 +393,100 @@ describe('saveScenario', () => {
     const other = await newKey();
     const row = await created(other);
     const before = await snapshot();
-    await expectApiError(saveScenario(env.DB, owner.at(), row.token, input({ year: 1999 }), crypto.randomUUID()), 'not_found');
-    await expectApiError(saveScenario(env.DB, owner.at(), row.token, input({ year: 1999 }), crypto.randomUUID(), [1]), 'not_found');
+    await expectApiError(saveScenario(env.DB, owner.at(), row.token, input({ year: 1999 }), newEventId()), 'not_found');
+    await expectApiError(saveScenario(env.DB, owner.at(), row.token, input({ year: 1999 }), newEventId(), [1]), 'not_found');
     expect(await snapshot()).toEqual(before);
   });
 
-  it('is not_found for an unknown token', async () => {
-    await expectApiError(saveScenario(env.DB, owner.at(), '123456789012345', input(), crypto.randomUUID()), 'not_found');
-    await expectApiError(saveScenario(env.DB, owner.at(), '123456789012345', input(), crypto.randomUUID(), [1]), 'not_found');
+  it('is not_found for an unknown token, and records no event', async () => {
+    const before = await eventCount();
+    await expectApiError(saveScenario(env.DB, owner.at(), '123456789012345', input(), newEventId()), 'not_found');
+    await expectApiError(saveScenario(env.DB, owner.at(), '123456789012345', input(), newEventId(), [1]), 'not_found');
+    expect(await eventCount()).toBe(before);
   });
 });
 
 describe('deleteScenario', () => {
-  it('removes the scenario and its stored create replies, and writes a receipt naming the change', async () => {
+  it('removes the scenario and its stored create replies, and records one deleted event (no version)', async () => {
     const kept = await created(owner);
-    const replied = await createScenario(env.DB, owner.at(), input(), crypto.randomUUID(), { key: 'k-gone', requestHash: 'h-gone' });
-    await createScenario(env.DB, owner.at(), input(), crypto.randomUUID(), { key: 'k-kept', requestHash: 'h-kept' });
+    const replied = await createScenario(env.DB, owner.at(), input(), newEventId(), { key: 'k-gone', requestHash: 'h-gone' });
+    await createScenario(env.DB, owner.at(), input(), newEventId(), { key: 'k-kept', requestHash: 'h-kept' });
     const keptReply = (await recordsOf(owner.accountId)).find((r) => r.key === 'k-kept')!;
     const now = Date.now();
-    const changeId = crypto.randomUUID();
+    const eventId = newEventId();
+    const eventsBefore = await eventsOf(owner.accountId);
 
-    const caller = await deleteScenario(env.DB, owner.at(now), replied.token, changeId);
+    const caller = await deleteScenario(env.DB, owner.at(now), replied.token, eventId);
 
     expect(caller).toMatchObject({ id: owner.keyId, accountId: owner.accountId });
     expect(await rowOf(replied.token)).toBeNull();
     expect((await recordsOf(owner.accountId)).map((r) => r.key)).toEqual(['k-kept']);
     expect((await tokensOf(owner.accountId)).sort()).toEqual([kept.token, keptReply.scenario_token].sort());
-    expect(await receiptOf(replied.token)).toEqual({ token: replied.token, account_id: owner.accountId, change_id: changeId, deleted_at: now });
+    expect(await eventsOf(owner.accountId)).toEqual([
+      ...eventsBefore,
+      { id: eventId, account_id: owner.accountId, type: 'scenario.deleted', token: replied.token, version: null, created_at: now },
+    ]);
+  });
+
+  it('keeps the events of the scenario it deletes: created, saved, then deleted', async () => {
+    const row = await created(owner);
+    await saveScenario(env.DB, owner.at(), row.token, input({ year: 2039 }), newEventId());
+    await deleteScenario(env.DB, owner.at(), row.token, newEventId());
+    expect((await eventsOf(owner.accountId)).map((e) => [e.type, e.token, e.version])).toEqual([
+      ['scenario.created', row.token, 1],
+      ['scenario.saved', row.token, 2],
+      ['scenario.deleted', row.token, null],
+    ]);
   });
 
   it('leaves the other scenarios of the account', async () => {
     const ids = await createdIds(owner, 3);
     const middle = (await listScenarios(env.DB, owner.at(), { limit: 10 })).rows.find((r) => r.id === ids[1])!;
-    await deleteScenario(env.DB, owner.at(), middle.token, crypto.randomUUID());
+    await deleteScenario(env.DB, owner.at(), middle.token, newEventId());
     expect(idsOf((await listScenarios(env.DB, owner.at(), { limit: 10 })).rows)).toEqual([ids[2], ids[0]]);
   });
 
-  it("is not_found for another account's token, which keeps its row and replies, with no receipt", async () => {
+  it("is not_found for another account's token, which keeps its row and replies, with no event", async () => {
     const other = await newKey();
-    const theirs = await createScenario(env.DB, other.at(), input(), crypto.randomUUID(), { key: 'theirs', requestHash: 'h' });
+    const theirs = await createScenario(env.DB, other.at(), input(), newEventId(), { key: 'theirs', requestHash: 'h' });
     const before = await snapshot();
-    await expectApiError(deleteScenario(env.DB, owner.at(), theirs.token, crypto.randomUUID()), 'not_found');
+    await expectApiError(deleteScenario(env.DB, owner.at(), theirs.token, newEventId()), 'not_found');
     expect(await snapshot()).toEqual(before);
-    expect(await receiptOf(theirs.token)).toBeNull();
+    expect(await eventsOf(owner.accountId)).toEqual([]);
   });
 
-  it('is not_found for an unknown token', async () => {
-    await expectApiError(deleteScenario(env.DB, owner.at(), '123456789012345', crypto.randomUUID()), 'not_found');
+  it('is not_found for an unknown token, and records no event', async () => {
+    const before = await snapshot();
+    await expectApiError(deleteScenario(env.DB, owner.at(), '123456789012345', newEventId()), 'not_found');
+    expect(await snapshot()).toEqual(before);
   });
 
-  it("does not show an account another account's receipt", async () => {
+  it('is not_found for a second delete of the same token, which records no second event', async () => {
     const row = await created(owner);
-    const changeId = crypto.randomUUID();
-    await deleteScenario(env.DB, owner.at(), row.token, changeId);
+    await deleteScenario(env.DB, owner.at(), row.token, newEventId());
+    const before = await snapshot();
+    await expectApiError(deleteScenario(env.DB, owner.at(), row.token, newEventId()), 'not_found');
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it("does not show an account another account's event, even under its id", async () => {
+    const row = await created(owner);
+    const eventId = newEventId();
+    await deleteScenario(env.DB, owner.at(), row.token, eventId);
     const other = await newKey();
-    await expectApiError(deleteScenario(env.DB, other.at(), row.token, changeId), 'not_found');
+    const before = await snapshot();
+    await expectApiError(deleteScenario(env.DB, other.at(), row.token, eventId), 'not_found');
+    await expectApiError(saveScenario(env.DB, other.at(), row.token, input(), eventId), 'not_found');
+    expect(await snapshot()).toEqual(before);
+    expect((await eventById(eventId))?.account_id).toBe(owner.accountId);
   });
 });
 
 describe('createScenario with an Idempotency-Key', () => {
   it('creates once: the same key and body again replays the first reply and token', async () => {
     const data = input({ year: 2033 });
-    const first = await createScenario(env.DB, owner.at(), data, crypto.randomUUID(), { key: 'same', requestHash: 'body-1' });
-    const again = await createScenario(env.DB, owner.at(), data, crypto.randomUUID(), { key: 'same', requestHash: 'body-1' });
+    const first = await createScenario(env.DB, owner.at(), data, newEventId(), { key: 'same', requestHash: 'body-1' });
+    const again = await createScenario(env.DB, owner.at(), data, newEventId(), { key: 'same', requestHash: 'body-1' });
     expect([first.replayed, again.replayed]).toEqual([false, true]);
     expect(again.token).toBe(first.token);
     expect(again.body).toEqual(first.body);
@@ -406,18 +494,34 @@ describe('createScenario with an Idempotency-Key', () => {
     expect(await recordsOf(owner.accountId)).toEqual([{ key: 'same', scenario_token: first.token, request_hash: 'body-1', created_at: expect.any(Number) }]);
   });
 
-  it('is idempotency_conflict for the same key with another body, and writes nothing', async () => {
-    await createScenario(env.DB, owner.at(), input(), crypto.randomUUID(), { key: 'k', requestHash: 'body-1' });
+  it('records one created event for the create and none for its replay', async () => {
+    const data = input({ year: 2034 });
+    const firstId = newEventId();
+    const now = Date.now();
+    const first = await createScenario(env.DB, owner.at(now), data, firstId, { key: 'evented', requestHash: 'body-1' });
     const before = await snapshot();
-    const error = await expectApiError(createScenario(env.DB, owner.at(), input({ year: 2030 }), crypto.randomUUID(), { key: 'k', requestHash: 'body-2' }), 'idempotency_conflict');
+    const replayId = newEventId();
+    const again = await createScenario(env.DB, owner.at(now), data, replayId, { key: 'evented', requestHash: 'body-1' });
+    expect([again.replayed, again.token]).toEqual([true, first.token]);
+    expect(await snapshot()).toEqual(before);
+    expect(await eventsOf(owner.accountId)).toEqual([
+      { id: firstId, account_id: owner.accountId, type: 'scenario.created', token: first.token, version: 1, created_at: now },
+    ]);
+    expect(await eventById(replayId)).toBeNull();
+  });
+
+  it('is idempotency_conflict for the same key with another body, and writes nothing', async () => {
+    await createScenario(env.DB, owner.at(), input(), newEventId(), { key: 'k', requestHash: 'body-1' });
+    const before = await snapshot();
+    const error = await expectApiError(createScenario(env.DB, owner.at(), input({ year: 2030 }), newEventId(), { key: 'k', requestHash: 'body-2' }), 'idempotency_conflict');
     expect(error.caller?.accountId).toBe(owner.accountId);
     expect(await snapshot()).toEqual(before);
   });
 
   it('keeps keys per account: another account’s same key creates its own scenario', async () => {
     const other = await newKey();
-    const mine = await createScenario(env.DB, owner.at(), input(), crypto.randomUUID(), { key: 'shared', requestHash: 'body-1' });
-    const theirs = await createScenario(env.DB, other.at(), input(), crypto.randomUUID(), { key: 'shared', requestHash: 'body-1' });
+    const mine = await createScenario(env.DB, owner.at(), input(), newEventId(), { key: 'shared', requestHash: 'body-1' });
+    const theirs = await createScenario(env.DB, other.at(), input(), newEventId(), { key: 'shared', requestHash: 'body-1' });
     expect(theirs.replayed).toBe(false);
     expect(theirs.token).not.toBe(mine.token);
     expect(await tokensOf(other.accountId)).toEqual([theirs.token]);
@@ -426,8 +530,8 @@ describe('createScenario with an Idempotency-Key', () => {
 
   it('lets a record 24 hours old give way to a new create with the same key', async () => {
     const start = Date.now() - DAY;
-    const first = await createScenario(env.DB, owner.at(start), input(), crypto.randomUUID(), { key: 'aged', requestHash: 'body-1' });
-    const later = await createScenario(env.DB, owner.at(start + DAY), input({ year: 2035 }), crypto.randomUUID(), { key: 'aged', requestHash: 'body-2' });
+    const first = await createScenario(env.DB, owner.at(start), input(), newEventId(), { key: 'aged', requestHash: 'body-1' });
+    const later = await createScenario(env.DB, owner.at(start + DAY), input({ year: 2035 }), newEventId(), { key: 'aged', requestHash: 'body-2' });
     expect(later.replayed).toBe(false);
     expect(later.token).not.toBe(first.token);
     expect(await recordsOf(owner.accountId)).toEqual([{ key: 'aged', scenario_token: later.token, request_hash: 'body-2', created_at: start + DAY }]);
@@ -437,19 +541,24 @@ describe('createScenario with an Idempotency-Key', () => {
 
   it('keeps a record younger than 24 hours: a replay, or a conflict for another body', async () => {
     const start = Date.now() - DAY;
-    const first = await createScenario(env.DB, owner.at(start), input(), crypto.randomUUID(), { key: 'young', requestHash: 'body-1' });
-    const replay = await createScenario(env.DB, owner.at(start + DAY - 1), input(), crypto.randomUUID(), { key: 'young', requestHash: 'body-1' });
+    const first = await createScenario(env.DB, owner.at(start), input(), newEventId(), { key: 'young', requestHash: 'body-1' });
+    const replay = await createScenario(env.DB, owner.at(start + DAY - 1), input(), newEventId(), { key: 'young', requestHash: 'body-1' });
     expect([replay.replayed, replay.token]).toEqual([true, first.token]);
-    await expectApiError(createScenario(env.DB, owner.at(start + DAY - 1), input(), crypto.randomUUID(), { key: 'young', requestHash: 'body-2' }), 'idempotency_conflict');
+    await expectApiError(createScenario(env.DB, owner.at(start + DAY - 1), input(), newEventId(), { key: 'young', requestHash: 'body-2' }), 'idempotency_conflict');
     expect(await tokensOf(owner.accountId)).toEqual([first.token]);
   });
 
   it('creates afresh once the scenario it created was deleted (its stored reply went with it)', async () => {
-    const first = await createScenario(env.DB, owner.at(), input(), crypto.randomUUID(), { key: 'again', requestHash: 'body-1' });
-    await deleteScenario(env.DB, owner.at(), first.token, crypto.randomUUID());
-    const second = await createScenario(env.DB, owner.at(), input(), crypto.randomUUID(), { key: 'again', requestHash: 'body-1' });
+    const first = await createScenario(env.DB, owner.at(), input(), newEventId(), { key: 'again', requestHash: 'body-1' });
+    await deleteScenario(env.DB, owner.at(), first.token, newEventId());
+    const second = await createScenario(env.DB, owner.at(), input(), newEventId(), { key: 'again', requestHash: 'body-1' });
     expect(second.replayed).toBe(false);
     expect(await tokensOf(owner.accountId)).toEqual([second.token]);
+    expect((await eventsOf(owner.accountId)).map((e) => [e.type, e.token])).toEqual([
+      ['scenario.created', first.token],
+      ['scenario.deleted', first.token],
+      ['scenario.created', second.token],
+    ]);
   });
 });
 
@@ -459,11 +568,11 @@ describe('refused keys', () => {
   const calls = (key: KeyCheck, token: string) => ({
     list: () => listScenarios(env.DB, key, { limit: 10 }),
     view: () => viewScenario(env.DB, key, token),
-    create: () => createScenario(env.DB, key, input(), crypto.randomUUID()),
-    'create with Idempotency-Key': () => createScenario(env.DB, key, input(), crypto.randomUUID(), { key: 'refused', requestHash: 'h' }),
-    save: () => saveScenario(env.DB, key, token, input({ year: 2050 }), crypto.randomUUID()),
-    'save with versions': () => saveScenario(env.DB, key, token, input({ year: 2050 }), crypto.randomUUID(), [1]),
-    delete: () => deleteScenario(env.DB, key, token, crypto.randomUUID()),
+    create: () => createScenario(env.DB, key, input(), newEventId()),
+    'create with Idempotency-Key': () => createScenario(env.DB, key, input(), newEventId(), { key: 'refused', requestHash: 'h' }),
+    save: () => saveScenario(env.DB, key, token, input({ year: 2050 }), newEventId()),
+    'save with versions': () => saveScenario(env.DB, key, token, input({ year: 2050 }), newEventId(), [1]),
+    delete: () => deleteScenario(env.DB, key, token, newEventId()),
   });
 
   const refusedKeys: [KeyRefusal, () => Promise<KeyCheck>][] = [
@@ -510,12 +619,12 @@ describe('refused keys', () => {
     const expiresAt = Date.now() + 60_000;
     const key = await newKey({ accountId: owner.accountId, expiresAt });
     const row = await created(owner);
-    const saved = await saveScenario(env.DB, key.at(expiresAt - 1), row.token, input({ year: 2044 }), crypto.randomUUID());
+    const saved = await saveScenario(env.DB, key.at(expiresAt - 1), row.token, input({ year: 2044 }), newEventId());
     expect(saved.scenario.version).toBe(2);
     const before = await snapshot();
-    await expectRefused(saveScenario(env.DB, key.at(expiresAt), row.token, input({ year: 2045 }), crypto.randomUUID()), 'expired');
-    await expectRefused(createScenario(env.DB, key.at(expiresAt), input(), crypto.randomUUID()), 'expired');
-    await expectRefused(deleteScenario(env.DB, key.at(expiresAt), row.token, crypto.randomUUID()), 'expired');
+    await expectRefused(saveScenario(env.DB, key.at(expiresAt), row.token, input({ year: 2045 }), newEventId()), 'expired');
+    await expectRefused(createScenario(env.DB, key.at(expiresAt), input(), newEventId()), 'expired');
+    await expectRefused(deleteScenario(env.DB, key.at(expiresAt), row.token, newEventId()), 'expired');
     expect(await snapshot()).toEqual(before);
   });
 
@@ -526,77 +635,96 @@ describe('refused keys', () => {
   });
 });
 
-describe('a call run again with the same change id, as a retry is', () => {
-  it('create: a reply lost after the commit gives the created scenario, and one row', async () => {
-    const changeId = crypto.randomUUID();
+describe('a call run again with the same event id, as a retry is', () => {
+  /** An account's events, as [id, type, token, version]. */
+  const typesOf = async (accountId: number) => (await eventsOf(accountId)).map((e) => [e.id, e.type, e.token, e.version]);
+
+  it('create: a reply lost after the commit gives the created scenario, one row and one event', async () => {
+    const eventId = newEventId();
     const d1 = faultyD1((n) => (n === 1 ? 'after' : undefined));
-    const result = await createScenario(d1.db, owner.at(), input(), changeId);
+    const result = await createScenario(d1.db, owner.at(), input(), eventId);
     expect(d1.injected.after).toBe(1);
     expect(result.replayed).toBe(false);
     expect(await tokensOf(owner.accountId)).toEqual([result.token]);
-    expect((await rowOf(result.token))?.changeId).toBe(changeId);
+    expect((await rowOf(result.token))?.changeId).toBe(eventId);
+    expect(await typesOf(owner.accountId)).toEqual([[eventId, 'scenario.created', result.token, 1]]);
   });
 
-  it('create with an Idempotency-Key: the retry is the create itself, not a replay; one row, one record', async () => {
+  it('create with an Idempotency-Key: the retry is the create itself, not a replay; one row, one record, one event', async () => {
+    const eventId = newEventId();
     const d1 = faultyD1((n) => (n === 1 ? 'after' : undefined));
-    const result = await createScenario(d1.db, owner.at(), input(), crypto.randomUUID(), { key: 'retried', requestHash: 'h' });
+    const result = await createScenario(d1.db, owner.at(), input(), eventId, { key: 'retried', requestHash: 'h' });
     expect(d1.injected.after).toBe(1);
     expect(result.replayed).toBe(false);
     expect(await tokensOf(owner.accountId)).toEqual([result.token]);
     expect((await recordsOf(owner.accountId)).map((r) => r.scenario_token)).toEqual([result.token]);
+    expect(await typesOf(owner.accountId)).toEqual([[eventId, 'scenario.created', result.token, 1]]);
   });
 
-  it('create with an Idempotency-Key, called twice with one change id: one row', async () => {
-    const changeId = crypto.randomUUID();
-    const first = await createScenario(env.DB, owner.at(), input(), changeId, { key: 'twice', requestHash: 'h' });
-    const second = await createScenario(env.DB, owner.at(), input(), changeId, { key: 'twice', requestHash: 'h' });
-    expect(second.token).toBe(first.token);
+  it.each([
+    ['without', undefined],
+    ['with', { key: 'twice', requestHash: 'h' }],
+  ] as const)('create %s an Idempotency-Key, called twice with one event id: the second call writes nothing', async (_, idempotency) => {
+    const eventId = newEventId();
+    const first = await createScenario(env.DB, owner.at(), input(), eventId, idempotency);
+    const before = await snapshot();
+    const second = await createScenario(env.DB, owner.at(), input(), eventId, idempotency);
+    expect(second.replayed).toBe(false);
+    expect(await snapshot()).toEqual(before);
     expect(await tokensOf(owner.accountId)).toEqual([first.token]);
+    expect(await typesOf(owner.accountId)).toEqual([[eventId, 'scenario.created', first.token, 1]]);
   });
 
-  it('save: called twice, the version moves once and both calls answer saved', async () => {
+  it('save: called twice, the version moves once, both calls answer saved, one event', async () => {
     const row = await created(owner);
-    const changeId = crypto.randomUUID();
-    const first = await saveScenario(env.DB, owner.at(), row.token, input({ year: 2046 }), changeId);
-    const second = await saveScenario(env.DB, owner.at(), row.token, input({ year: 2046 }), changeId);
+    const eventId = newEventId();
+    const first = await saveScenario(env.DB, owner.at(), row.token, input({ year: 2046 }), eventId);
+    const second = await saveScenario(env.DB, owner.at(), row.token, input({ year: 2046 }), eventId);
     expect([first.scenario.version, second.scenario.version]).toEqual([2, 2]);
     expect((await rowOf(row.token))?.version).toBe(2);
+    expect((await typesOf(owner.accountId)).slice(1)).toEqual([[eventId, 'scenario.saved', row.token, 2]]);
   });
 
   it('save with versions: called again after its own commit it answers saved, not 412', async () => {
     const row = await created(owner);
-    const changeId = crypto.randomUUID();
-    await saveScenario(env.DB, owner.at(), row.token, input({ year: 2047 }), changeId, [1]);
-    const again = await saveScenario(env.DB, owner.at(), row.token, input({ year: 2047 }), changeId, [1]);
+    const eventId = newEventId();
+    await saveScenario(env.DB, owner.at(), row.token, input({ year: 2047 }), eventId, [1]);
+    const before = await snapshot();
+    const again = await saveScenario(env.DB, owner.at(), row.token, input({ year: 2047 }), eventId, [1]);
     expect(again.scenario.version).toBe(2);
-    expect((await rowOf(row.token))?.version).toBe(2);
+    expect(await snapshot()).toEqual(before);
   });
 
-  it('save: a reply lost after the commit gives saved, with the version moved once', async () => {
+  it('save: a reply lost after the commit gives saved, with the version moved once and one event', async () => {
     const row = await created(owner);
+    const eventId = newEventId();
     const d1 = faultyD1((n) => (n === 1 ? 'after' : undefined));
-    const saved = await saveScenario(d1.db, owner.at(), row.token, input({ year: 2048 }), crypto.randomUUID(), [1]);
+    const saved = await saveScenario(d1.db, owner.at(), row.token, input({ year: 2048 }), eventId, [1]);
     expect(d1.injected.after).toBe(1);
     expect(saved.scenario.version).toBe(2);
     expect((await rowOf(row.token))?.version).toBe(2);
+    expect((await typesOf(owner.accountId)).slice(1)).toEqual([[eventId, 'scenario.saved', row.token, 2]]);
   });
 
-  it('delete: called again with its change id it still succeeds; another delete is not_found', async () => {
+  it('delete: called again with its event id it still succeeds and writes nothing; another delete is not_found', async () => {
     const row = await created(owner);
-    const changeId = crypto.randomUUID();
-    await deleteScenario(env.DB, owner.at(), row.token, changeId);
+    const eventId = newEventId();
+    await deleteScenario(env.DB, owner.at(), row.token, eventId);
     const after = await snapshot();
-    await expect(deleteScenario(env.DB, owner.at(), row.token, changeId)).resolves.toMatchObject({ accountId: owner.accountId });
+    await expect(deleteScenario(env.DB, owner.at(), row.token, eventId)).resolves.toMatchObject({ accountId: owner.accountId });
     expect(await snapshot()).toEqual(after);
-    await expectApiError(deleteScenario(env.DB, owner.at(), row.token, crypto.randomUUID()), 'not_found');
+    await expectApiError(deleteScenario(env.DB, owner.at(), row.token, newEventId()), 'not_found');
+    expect(await snapshot()).toEqual(after);
   });
 
-  it('delete: a reply lost after the commit gives success, not not_found', async () => {
+  it('delete: a reply lost after the commit gives success, not not_found, and one event', async () => {
     const row = await created(owner);
+    const eventId = newEventId();
     const d1 = faultyD1((n) => (n === 1 ? 'after' : undefined));
-    await deleteScenario(d1.db, owner.at(), row.token, crypto.randomUUID());
+    await deleteScenario(d1.db, owner.at(), row.token, eventId);
     expect(d1.injected.after).toBe(1);
     expect(await rowOf(row.token)).toBeNull();
+    expect((await typesOf(owner.accountId)).slice(1)).toEqual([[eventId, 'scenario.deleted', row.token, null]]);
   });
 });
 
@@ -608,7 +736,7 @@ describe('states table', () => {
   });
 
   it('refuses a scenario whose state is not in the table', async () => {
-    const values = { ...owner.at(), token: generateScenarioToken(), stateId: 3, scenarioData: '{}', changeId: crypto.randomUUID() };
+    const values = { ...owner.at(), token: generateScenarioToken(), stateId: 3, scenarioData: '{}', eventId: newEventId() };
     await expect(runOne(env.DB, insertScenario(env.DB, values))).rejects.toThrow(/FOREIGN KEY/);
     expect(await tokensOf(owner.accountId)).toEqual([]);
   });

@@ -157,7 +157,7 @@ describe('retries of transient D1 faults', () => {
     const [rows] = await runBatch(d1.db, [insertOnce(d1.db, { email })]);
     expect([d1.calls, d1.injected.after]).toEqual([2, 1]);
     // The second run met the first one's committed row: nothing inserted, so no RETURNING row.
-    // Statements must recognise their own earlier commit (the workflows do, by change id).
+    // Statements must recognise their own earlier commit (the workflows do, by their event id).
     expect(rows).toEqual([]);
     const count = await env.DB.prepare('select count(*) as n from accounts where email = ?').bind(email).first<{ n: number }>();
     expect(count?.n).toBe(1);

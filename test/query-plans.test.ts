@@ -8,10 +8,10 @@ import { issueApiKey } from '../src/auth/issue-key.ts';
 import { verifyKey } from '../src/auth/key-check.ts';
 import { findAccountByEmail, insertAccount } from '../src/db/accounts.ts';
 import { findKeyByHash, listApiKeys, touchKeyLastUsed, type KeyCheck } from '../src/db/api-keys.ts';
-import { findScenarioOfAccount, pruneBefore } from '../src/db/scenarios.ts';
+import { findScenarioOfAccount, prune } from '../src/db/scenarios.ts';
 import type { Session } from '../src/db/statement.ts';
 import { ScenarioDataInputSchema } from '../src/scenarios/schema.ts';
-import { createScenario, deleteScenario, listScenarios, saveScenario, viewScenario } from '../src/scenarios/workflows.ts';
+import { createScenario, deleteScenario, listScenarios, newEventId, saveScenario, viewScenario } from '../src/scenarios/workflows.ts';
 import { scenarioData, uniqueEmail } from './helpers/api.ts';
 import { observedD1, type BoundStatement } from './helpers/observed-d1.ts';
 
@@ -66,6 +66,23 @@ const isKeyRow = (plan: Plan) => plan.sql.includes('as account_name');
 
 const KEY_INDEX = 'USING INDEX api_keys_key_hash_unique (key_hash=?)';
 const TOKEN_INDEX = 'USING INDEX scenarios_token_unique (token=?)';
+const EVENT_ID_INDEX = 'events_id_unique (id=?)';
+
+/**
+ * The event of a create or save, copied from the row this request's write stamped with its event
+ * id (`change_id`): the key was checked by that write, so this statement does not check it again.
+ */
+const isEventFromStampedRow = (plan: Plan) => /^insert into "events"/.test(plan.sql) && plan.sql.includes('"change_id" = ?');
+
+/** Statements skipped once this request's event exists ask for it by id. */
+const asksForEvent = (plan: Plan) => /exists \(select 1 from "events" where "events"\."id" = \?\)/.test(plan.sql);
+
+/** Every statement that asks whether the request's event exists, and the event read back, use the event id index. */
+function expectEventLookupsIndexed(plans: Plan[], expected: number): void {
+  const lookups = plans.filter((p) => asksForEvent(p) || /^select "events"/.test(p.sql));
+  expect(lookups.map((p) => p.sql)).toHaveLength(expected);
+  expectEachUses(lookups, EVENT_ID_INDEX);
+}
 
 describe('query plans of the hot path', () => {
   let key: KeyCheck;
@@ -86,8 +103,8 @@ describe('query plans of the hot path', () => {
     const otherKey = (await issueApiKey(env.DB, other.id, { name: null, scope: 'read_write', expiresAt: null, now: Date.now() }))!;
     const otherCheck = { keyHash: await hashApiKey(otherKey.key), now: Date.now() };
     for (let i = 0; i < 5; i++) {
-      await createScenario(env.DB, key, input, crypto.randomUUID());
-      await createScenario(env.DB, otherCheck, input, crypto.randomUUID());
+      await createScenario(env.DB, key, input, newEventId());
+      await createScenario(env.DB, otherCheck, input, newEventId());
     }
   });
 
@@ -122,28 +139,39 @@ describe('query plans of the hot path', () => {
   });
 
   it('views, saves and deletes by token on its unique index, every statement checking the key on its index', async () => {
-    const { token } = await createScenario(env.DB, key, input, crypto.randomUUID());
+    const { token } = await createScenario(env.DB, key, input, newEventId());
     const byToken = [
       ...(await plansOf((s) => viewScenario(s, key, token))),
-      ...(await plansOf((s) => saveScenario(s, key, token, input, crypto.randomUUID()))),
-      ...(await plansOf((s) => saveScenario(s, key, token, input, crypto.randomUUID(), [1, 2, 3]))),
+      ...(await plansOf((s) => saveScenario(s, key, token, input, newEventId()))),
+      ...(await plansOf((s) => saveScenario(s, key, token, input, newEventId(), [1, 2, 3]))),
     ];
-    const deletes = await plansOf((s) => deleteScenario(s, key, token, crypto.randomUUID()));
+    const deletes = await plansOf((s) => deleteScenario(s, key, token, newEventId()));
     expectIndexed([...byToken, ...deletes]);
-    expectEachUses([...byToken, ...deletes], KEY_INDEX);
-    expectEachUses(byToken.filter((p) => !isKeyRow(p)), TOKEN_INDEX);
-    // The delete: receipt (copied from the row), the row, the stored replies, the receipt read back.
+    expectEachUses([...byToken, ...deletes].filter((p) => !isEventFromStampedRow(p)), KEY_INDEX);
+    // Each save: the key's row, the update, its event, the row and the event read back.
+    expect(byToken).toHaveLength(2 + 5 + 5);
+    expectEachUses(byToken.filter((p) => !isKeyRow(p) && !/^select "events"/.test(p.sql)), TOKEN_INDEX);
+    expect(byToken.filter(isEventFromStampedRow)).toHaveLength(2);
+    // Both updates skip once the event exists; both saves read their event back.
+    expectEventLookupsIndexed(byToken, 4);
+    // The delete: the event (copied from the row before it goes), the row, the stored replies, the event read back.
     expect(deletes).toHaveLength(5);
-    expectEachUses([planOf(deletes, /^insert into "scenario_deletions"/), planOf(deletes, /^delete from "scenarios"/)], TOKEN_INDEX);
+    expectEachUses([planOf(deletes, /^insert into "events"/), planOf(deletes, /^delete from "scenarios"/)], TOKEN_INDEX);
     expectEachUses([planOf(deletes, /^delete from "idempotency_records"/)], 'USING COVERING INDEX idempotency_records_scenario_idx (account_id=? AND scenario_token=?)');
-    expectEachUses([planOf(deletes, /^select "scenario_deletions"/)], 'USING INDEX sqlite_autoindex_scenario_deletions_1 (token=?)');
+    expectEventLookupsIndexed(deletes, 2);
+    expectEachUses([planOf(deletes, /^insert into "events"/), planOf(deletes, /^select "events"/)], EVENT_ID_INDEX);
   });
 
   it('creates, with and without an Idempotency-Key, without scanning', async () => {
-    const plain = await plansOf((s) => createScenario(s, key, input, crypto.randomUUID()));
-    const idempotent = await plansOf((s) => createScenario(s, key, input, crypto.randomUUID(), { key: 'plan-key', requestHash: 'h' }));
+    const plain = await plansOf((s) => createScenario(s, key, input, newEventId()));
+    const idempotent = await plansOf((s) => createScenario(s, key, input, newEventId(), { key: 'plan-key', requestHash: 'h' }));
     expectIndexed([...plain, ...idempotent]);
-    expectEachUses([...plain, ...idempotent], KEY_INDEX);
+    expectEachUses([...plain, ...idempotent].filter((p) => !isEventFromStampedRow(p)), KEY_INDEX);
+    // The created event, copied from the row this request inserted, found by its token.
+    expectEachUses([planOf(plain, /^insert into "events"/), planOf(idempotent, /^insert into "events"/)], TOKEN_INDEX);
+    // The inserts (and the claim of the key) skip once the event exists; the event is read back.
+    expectEventLookupsIndexed(plain, 2);
+    expectEventLookupsIndexed(idempotent, 3);
     // Whether a token is free is asked of the token index; the claimed scenario and the record
     // read back find the record by its primary key.
     const insertPlain = planOf(plain, /^insert into "scenarios"/);
@@ -165,12 +193,12 @@ describe('query plans of the hot path', () => {
     expectEachUses(byEmail, 'accounts_email_unique');
   });
 
-  it('prunes stored replies and delete receipts on their time indexes', async () => {
-    const plans = await plansOf((s) => pruneBefore(s, 0));
+  it('prunes stored replies and events on their time indexes', async () => {
+    const plans = await plansOf((s) => prune(s, { repliesBefore: 0, eventsBefore: 0 }));
     expect(plans).toHaveLength(2);
     expectIndexed(plans);
     expectEachUses([planOf(plans, /^delete from "idempotency_records"/)], 'idempotency_records_created_idx (created_at<?)');
-    expectEachUses([planOf(plans, /^delete from "scenario_deletions"/)], 'scenario_deletions_deleted_idx (deleted_at<?)');
+    expectEachUses([planOf(plans, /^delete from "events"/)], 'events_created_idx (created_at<?)');
   });
 
   it('would catch a table scan, a full index scan and a sort (the checks themselves work)', async () => {

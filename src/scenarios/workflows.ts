@@ -91,6 +91,12 @@ export async function viewScenario(session: Session, key: KeyCheck, token: strin
   return { caller, scenario: toScenario(row) };
 }
 
+/** The event's token is this try's: an event id belongs to one request, whose retries reuse its token. */
+function createdToken(event: RawRow, token: string): string {
+  if (event.token !== token) throw new Error('an event id was used by two creates');
+  return token;
+}
+
 export interface Created {
   caller: Caller;
   token: string;
@@ -127,7 +133,7 @@ export async function createScenario(
         eventById(session, values),
       ]);
       // The event says created (now or on an earlier try); without it the token was taken.
-      if (results[2]?.[0]) return { caller, token, body, replayed: false };
+      if (results[2]?.[0]) return { caller, token: createdToken(results[2][0], token), body, replayed: false };
       if (draw >= TOKEN_DRAWS) throw new Error('could not draw a free scenario token');
       continue;
     }
@@ -140,7 +146,7 @@ export async function createScenario(
       idempotencyRecordByKey(session, { ...key, idempotencyKey: idempotency.key }),
       eventById(session, claim),
     ]);
-    if (results[4]?.[0]) return { caller, token, body, replayed: false };
+    if (results[4]?.[0]) return { caller, token: createdToken(results[4][0], token), body, replayed: false };
     const recordRow = results[3]?.[0];
     if (!recordRow) {
       // The key is live (judged above), so the claim was skipped for a taken token: draw again.
@@ -187,8 +193,12 @@ export async function saveScenario(
   // Deleted since (or never there): whatever this request did, there is nothing to show.
   if (!row) throw notFound(caller);
   const event = results[3]?.[0];
-  // Saved, now or on an earlier try: the version is the one this save made, whatever came after.
-  if (event) return { caller, scenario: { ...toScenario(row), version: event.version as number }, stored };
+  // Saved, now or on an earlier try: answer with what this save wrote and the version it made,
+  // whatever came after it.
+  if (event) {
+    const scenario = { ...toScenario(row), stateId: values.stateId, scenarioData: values.scenarioData, version: event.version as number, changeId: eventId };
+    return { caller, scenario, stored };
+  }
   // Not saved, and the row is there: its version is not one If-Match named.
   throw new ApiError('precondition_failed', 'The scenario has changed since that ETag; fetch it again and reapply your change', {
     headers: { ETag: etagFor(row.version as number) },
