@@ -670,6 +670,7 @@ describe('a call run again with the same event id, as a retry is', () => {
     const before = await snapshot();
     const second = await createScenario(env.DB, owner.at(), input(), eventId, idempotency);
     expect(second.replayed).toBe(false);
+    expect(second.token).toBe(first.token);
     expect(await snapshot()).toEqual(before);
     expect(await tokensOf(owner.accountId)).toEqual([first.token]);
     expect(await typesOf(owner.accountId)).toEqual([[eventId, 'scenario.created', first.token, 1]]);

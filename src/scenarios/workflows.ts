@@ -91,10 +91,15 @@ export async function viewScenario(session: Session, key: KeyCheck, token: strin
   return { caller, scenario: toScenario(row) };
 }
 
-/** The event's token is this try's: an event id belongs to one request, whose retries reuse its token. */
-function createdToken(event: RawRow, token: string): string {
-  if (event.token !== token) throw new Error('an event id was used by two creates');
-  return token;
+/**
+ * The create its event names. A retry resends the batch with its token, so that is this try's;
+ * a caller that runs a create again under the same event id (not a retry) gets the first one's.
+ */
+function createdOutcome(caller: Caller, event: RawRow, input: ScenarioDataInput, token: string, body: ScenarioDetailResponse, now: number): Created {
+  const eventToken = event.token as string;
+  if (eventToken === token) return { caller, token, body, replayed: false };
+  const stored = toStoredData(input, eventToken);
+  return { caller, token: eventToken, body: toDetailResponse({ token: eventToken, stateId: stateIdOf(input), createdAt: now }, stored, '', 'Scenario created'), replayed: false };
 }
 
 export interface Created {
@@ -133,7 +138,7 @@ export async function createScenario(
         eventById(session, values),
       ]);
       // The event says created (now or on an earlier try); without it the token was taken.
-      if (results[2]?.[0]) return { caller, token: createdToken(results[2][0], token), body, replayed: false };
+      if (results[2]?.[0]) return createdOutcome(caller, results[2][0], input, token, body, now);
       if (draw >= TOKEN_DRAWS) throw new Error('could not draw a free scenario token');
       continue;
     }
@@ -146,7 +151,7 @@ export async function createScenario(
       idempotencyRecordByKey(session, { ...key, idempotencyKey: idempotency.key }),
       eventById(session, claim),
     ]);
-    if (results[4]?.[0]) return { caller, token: createdToken(results[4][0], token), body, replayed: false };
+    if (results[4]?.[0]) return createdOutcome(caller, results[4][0], input, token, body, now);
     const recordRow = results[3]?.[0];
     if (!recordRow) {
       // The key is live (judged above), so the claim was skipped for a taken token: draw again.
