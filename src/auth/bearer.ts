@@ -95,8 +95,9 @@ export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
 
   c.set('key', { keyHash, now: Date.now(), address });
   await next();
-  // Errors of the route have become responses by now (the app's error handler), so this covers them.
-  c.res.headers.set('RateLimit-Policy', policy);
+  // Errors of the route have become responses by now (the app's error handler), so this covers them;
+  // a refused credential keeps the failed-auth policy it was answered under.
+  if (!c.res.headers.has('RateLimit-Policy')) c.res.headers.set('RateLimit-Policy', policy);
   const caller = c.get('caller');
   if (caller && (caller.lastUsedAt === null || caller.lastUsedAt < Date.now() - LAST_USED_GRANULARITY_MS)) {
     c.executionCtx.waitUntil(touchKeyLastUsed(c.get('db'), caller.id, Date.now(), LAST_USED_GRANULARITY_MS).catch(() => undefined));
