@@ -19,7 +19,7 @@ export function createWorker(loadApp: () => Promise<{ app: typeof app }>) {
     async scheduled(_controller, env) {
       const { prune } = await import('./db/scenarios.ts');
       const now = Date.now();
-      await prune(env.DB, { repliesBefore: now - DAY_MS, eventsBefore: now - 30 * DAY_MS });
+      await prune(env.DB, { repliesBefore: now - DAY_MS, eventsBefore: now - 30 * DAY_MS, throttlesBefore: now });
     },
   } satisfies ExportedHandler<Env>;
 }

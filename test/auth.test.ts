@@ -2,7 +2,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { generateApiKey, isWellFormedApiKey } from '../src/auth/api-key.ts';
-import { ADMIN_TOKEN, admin, api, createAccount, createAccountWithKey, createKey, createScenario, scenarioData, send } from './helpers/api.ts';
+import { ADMIN_TOKEN, admin, api, createAccount, createAccountWithKey, createKey, createScenario, scenarioData, send, type Reply } from './helpers/api.ts';
 import {
   everythingStored,
   expectProblem,
@@ -87,25 +87,91 @@ describe('requests without a valid API key get 401 with WWW-Authenticate: Bearer
     const { key } = await createAccountWithKey();
     expect((await as(`bearer ${key}`).get('/me')).status).toBe(200);
   });
+});
 
-  it('repeated failures from one address are throttled with 429 and Retry-After', async () => {
-    const address = freshAddress();
-    const bad = api(flipLastChar(generateApiKey()), address);
-    // The limiter's window is aligned to the clock, so a boundary may reset it once mid-test.
-    // The 429 itself is checked (a request after it may already fall in the next window).
+describe('a throttled address is refused before any credential is judged (no oracle)', () => {
+  /** Sends failures until the limiter answers 429; its window is aligned to the clock, so a boundary may reset it once. */
+  async function throttle(fail: (i: number) => Promise<Reply>): Promise<void> {
     let first429 = -1;
-    let res = await bad.get('/me');
-    for (let i = 0; i < 125 && res.status !== 429; i++) {
-      res = await bad.get('/me');
-      if (res.status === 429) first429 = i + 1;
-    }
+    for (let i = 0; i < 125 && first429 < 0; i++) if ((await fail(i)).status === 429) first429 = i;
     expect(first429).toBeGreaterThanOrEqual(60);
+  }
+
+  /** What a guesser sees of an answer: all of it but the request id. */
+  function seen(res: Reply) {
+    const { request_id: _id, ...body } = res.body;
+    const header = (name: string) => res.headers.get(name);
+    return { status: res.status, body, headers: ['Retry-After', 'RateLimit-Policy', 'RateLimit', 'WWW-Authenticate'].map(header) };
+  }
+
+  function expectThrottled(res: Reply): void {
     expectProblem(res, 429, 'rate_limited');
     expect(Number(res.headers.get('Retry-After'))).toBeGreaterThan(0);
-    // Other addresses are not affected, nor is a valid key from the throttled address.
-    expectUnauthorized(await as(`Bearer ${generateApiKey()}`).get('/me'));
+    expect(res.headers.get('RateLimit-Policy')).toMatch(/^"failed-auth";/);
+    expect(res.headers.get('RateLimit')).toMatch(/^"failed-auth";r=0;/);
+  }
+
+  /** The throttle's end moved into the past, as if its minute had gone by. */
+  async function lapse(address: { 'cf-connecting-ip': string }): Promise<void> {
+    const { meta } = await env.DB.prepare('UPDATE auth_throttles SET until = ? WHERE address = ?').bind(Date.now() - 1, address['cf-connecting-ip']).run();
+    expect(meta.changes).toBe(1);
+  }
+
+  it('admin API: after 61 wrong tokens the correct token gets the very answer a wrong one gets, and changes nothing', async () => {
+    const account = await createAccount();
+    const address = freshAddress();
+    const listKeys = (token: string) => api(token, address).get(`/admin/accounts/${account.id}/keys`);
+    await throttle(() => listKeys('not-the-admin-token'));
+
+    const before = await snapshot();
+    const right = await listKeys(ADMIN_TOKEN);
+    const wrong = await listKeys('not-the-admin-token-either');
+    const create = await api(ADMIN_TOKEN, address).post('/admin/accounts', { name: 'Throttled', email: `throttled-${Date.now()}@example.com` });
+    for (const res of [right, wrong, create]) expectThrottled(res);
+    expect(seen(right)).toEqual(seen(wrong));
+    expect(seen(create)).toEqual(seen(wrong));
+    expect(await snapshot()).toEqual(before);
+
+    // Another address is not affected; once the minute is over, the right token works again.
+    expect((await api(ADMIN_TOKEN, freshAddress()).get(`/admin/accounts/${account.id}/keys`)).status).toBe(200);
+    await lapse(address);
+    expect((await listKeys(ADMIN_TOKEN)).status).toBe(200);
+  });
+
+  it('API keys: after 61 malformed and unknown keys a valid key is refused like them, and its writes change nothing', async () => {
     const { key } = await createAccountWithKey();
-    expect((await api(key, address).get('/me')).status).toBe(200);
+    const scenario = await createScenario(key);
+    const address = freshAddress();
+    await throttle((i) => api(i % 2 === 0 ? 'scn_not-a-key' : generateApiKey(), address).get('/me'));
+
+    const before = await snapshot();
+    const as = (k: string) => api(k, address);
+    const changed = { token: scenario.token, scenarioData: scenarioData({ year: 2031 }) };
+    const valid = [
+      await as(key).get('/me'),
+      await as(key).get('/scenarios'),
+      await as(key).get(`/scenarios/${scenario.token}`),
+      await as(key).post('/scenarios', { scenarioData: scenarioData() }),
+      await as(key).post('/scenarios', { scenarioData: scenarioData() }, { 'Idempotency-Key': 'throttled-create' }),
+      await as(key).post('/scenarios/save', changed),
+      await as(key).put('/scenarios/save', changed),
+      // Refused input is answered after the key, on the error path: the same 429.
+      await as(key).post('/scenarios', {}),
+      await as(key).delete(`/scenarios/${scenario.token}`),
+    ];
+    const unknown = await as(generateApiKey()).get('/me');
+    const malformed = await as('scn_not-a-key').get('/me');
+    for (const res of [...valid, unknown, malformed]) expectThrottled(res);
+    expect(seen(valid[0]!)).toEqual(seen(unknown));
+    expect(seen(valid[0]!)).toEqual(seen(malformed));
+    expect(await snapshot()).toEqual(before);
+
+    // Another address is not affected; once the minute is over, the key reads and writes again.
+    expect((await api(key, freshAddress()).get('/me')).status).toBe(200);
+    await lapse(address);
+    expect((await as(key).get('/me')).status).toBe(200);
+    expect((await as(key).post('/scenarios/save', changed)).status).toBe(200);
+    expect((await snapshot()).scenarios).not.toEqual(before.scenarios);
   });
 });
 

@@ -228,7 +228,7 @@ describe('prune', () => {
     await insertEvent(b.id, '100000000000005', EVENTS_BEFORE - MINUTE);
     await insertEvent(b.id, '100000000000006', NOW - 2 * MINUTE);
 
-    await prune(db(), { repliesBefore: NOW, eventsBefore: EVENTS_BEFORE });
+    await prune(db(), { repliesBefore: NOW, eventsBefore: EVENTS_BEFORE, throttlesBefore: NOW });
 
     expect(await recordKeys(a.id)).toEqual(['edge', 'new']);
     expect(await recordKeys(b.id)).toEqual(['new']);
@@ -241,10 +241,10 @@ describe('prune', () => {
     const owner = await account();
     await insertRecord(owner.id, 'reply', NOW - MINUTE);
     await insertEvent(owner.id, '100000000000007', NOW - MINUTE);
-    await prune(db(), { repliesBefore: NOW, eventsBefore: NOW - 2 * MINUTE });
+    await prune(db(), { repliesBefore: NOW, eventsBefore: NOW - 2 * MINUTE, throttlesBefore: NOW });
     expect([await recordKeys(owner.id), await eventTokens(owner.id)]).toEqual([[], ['100000000000007']]);
     await insertRecord(owner.id, 'reply', NOW - MINUTE);
-    await prune(db(), { repliesBefore: NOW - 2 * MINUTE, eventsBefore: NOW });
+    await prune(db(), { repliesBefore: NOW - 2 * MINUTE, eventsBefore: NOW, throttlesBefore: NOW });
     expect([await recordKeys(owner.id), await eventTokens(owner.id)]).toEqual([['reply'], []]);
   });
 
@@ -252,8 +252,8 @@ describe('prune', () => {
     const owner = await account();
     await insertRecord(owner.id, 'kept', NOW);
     await insertEvent(owner.id, '100000000000008', NOW);
-    await prune(db(), { repliesBefore: NOW, eventsBefore: NOW });
-    await prune(db(), { repliesBefore: NOW, eventsBefore: NOW });
+    await prune(db(), { repliesBefore: NOW, eventsBefore: NOW, throttlesBefore: NOW });
+    await prune(db(), { repliesBefore: NOW, eventsBefore: NOW, throttlesBefore: NOW });
     expect(await recordKeys(owner.id)).toEqual(['kept']);
     expect(await eventTokens(owner.id)).toEqual(['100000000000008']);
   });

@@ -75,7 +75,7 @@ beforeEach(async () => {
   if (!issued) throw new Error('key not issued');
   const keyHash = await hashApiKey(issued.key);
   accountId = account.id;
-  key = () => ({ keyHash, now: Date.now() });
+  key = () => ({ keyHash, now: Date.now(), address: '192.0.2.1' });
 });
 
 async function rowOf(token: string): Promise<Scenario | null> {

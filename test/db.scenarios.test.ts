@@ -10,6 +10,7 @@ import { issueApiKey } from '../src/auth/issue-key.ts';
 import { KeyRefusedError, type KeyRefusal } from '../src/auth/key-check.ts';
 import { insertAccount } from '../src/db/accounts.ts';
 import { revokeApiKey, type KeyCheck } from '../src/db/api-keys.ts';
+import { throttleAddress } from '../src/db/auth-throttles.ts';
 import { runOne } from '../src/db/execute.ts';
 import { insertScenario, toScenario } from '../src/db/scenarios.ts';
 import type { KeyScope, Scenario } from '../src/db/schema.ts';
@@ -23,6 +24,8 @@ import { scenarioData, uniqueEmail } from './helpers/api.ts';
 import { faultyD1 } from './helpers/faulty-d1.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
+/** The client address the keys are presented from; never throttled here. */
+const ADDRESS = '192.0.2.1';
 
 /** A key as the workflows see it: its hash, judged at `now`. */
 interface TestKey {
@@ -43,7 +46,7 @@ async function newKey(options: { scope?: KeyScope; expiresAt?: number | null; ac
   const issued = await issueApiKey(env.DB, accountId, { name: null, scope: options.scope ?? 'read_write', expiresAt: options.expiresAt ?? null, now: Date.now() });
   if (!issued) throw new Error('key not issued');
   const keyHash = await hashApiKey(issued.key);
-  return { accountId, keyId: issued.row.id, keyHash, at: (now = Date.now()) => ({ keyHash, now }) };
+  return { accountId, keyId: issued.row.id, keyHash, at: (now = Date.now()) => ({ keyHash, now, address: ADDRESS }) };
 }
 
 /** Validated input, as the routes hand it to the workflows. */
@@ -585,7 +588,16 @@ describe('refused keys', () => {
       },
     ],
     ['expired', async () => (await newKey({ accountId: owner.accountId, expiresAt: Date.now() - 1 })).at()],
-    ['unknown', async () => ({ keyHash: await hashApiKey(generateApiKey()), now: Date.now() })],
+    ['unknown', async () => ({ keyHash: await hashApiKey(generateApiKey()), now: Date.now(), address: ADDRESS })],
+    [
+      // The owner's own valid key, from a throttled address: refused like any other.
+      'throttled',
+      async () => {
+        const address = '192.0.2.99';
+        await throttleAddress(env.DB, address, Date.now() + 60_000);
+        return { ...owner.at(), address };
+      },
+    ],
   ];
 
   it.each(refusedKeys)('a %s key is refused for every call, and nothing is written', async (reason, makeKey) => {

@@ -8,6 +8,7 @@ import { issueApiKey } from '../src/auth/issue-key.ts';
 import { verifyKey } from '../src/auth/key-check.ts';
 import { findAccountByEmail, insertAccount } from '../src/db/accounts.ts';
 import { findKeyByHash, listApiKeys, touchKeyLastUsed, type KeyCheck } from '../src/db/api-keys.ts';
+import { isThrottled } from '../src/db/auth-throttles.ts';
 import { findScenarioOfAccount, prune } from '../src/db/scenarios.ts';
 import type { Session } from '../src/db/statement.ts';
 import { ScenarioDataInputSchema } from '../src/scenarios/schema.ts';
@@ -63,6 +64,23 @@ function planOf(plans: Plan[], pattern: RegExp): Plan {
 
 /** The key's row, sent at the head of every workflow's batch. */
 const isKeyRow = (plan: Plan) => plan.sql.includes('as account_name');
+/** The client address's throttle, sent in every workflow's batch. */
+const isThrottleRow = (plan: Plan) => /^select "auth_throttles"\."until"/.test(plan.sql);
+/** The statements that name the key (all but the throttle row). */
+const keyed = (plans: Plan[]) => plans.filter((p) => !isThrottleRow(p));
+
+const THROTTLE_INDEX = 'sqlite_autoindex_auth_throttles_1 (address=?)';
+
+/**
+ * One throttle row per batch, and every statement that asks for a throttled address (the throttle
+ * row, and every statement guarded by a live key) finds it by its primary key.
+ */
+function expectThrottleIndexed(plans: Plan[]): void {
+  expect(plans.filter(isThrottleRow)).toHaveLength(1);
+  const asking = plans.filter((p) => p.sql.includes('"auth_throttles"'));
+  expect(asking.length).toBeGreaterThan(0);
+  expectEachUses(asking, THROTTLE_INDEX);
+}
 
 const KEY_INDEX = 'USING INDEX api_keys_key_hash_unique (key_hash=?)';
 const TOKEN_INDEX = 'USING INDEX scenarios_token_unique (token=?)';
@@ -95,13 +113,13 @@ describe('query plans of the hot path', () => {
     email = uniqueEmail();
     const account = (await insertAccount(env.DB, { name: 'Plans', email, now: Date.now() }))!;
     const issued = (await issueApiKey(env.DB, account.id, { name: null, scope: 'read_write', expiresAt: null, now: Date.now() }))!;
-    key = { keyHash: await hashApiKey(issued.key), now: Date.now() };
+    key = { keyHash: await hashApiKey(issued.key), now: Date.now(), address: '192.0.2.1' };
     accountId = account.id;
     keyId = issued.row.id;
     // A few rows of another account too, so the planner has something to choose between.
     const other = (await insertAccount(env.DB, { name: 'Other', email: uniqueEmail(), now: Date.now() }))!;
     const otherKey = (await issueApiKey(env.DB, other.id, { name: null, scope: 'read_write', expiresAt: null, now: Date.now() }))!;
-    const otherCheck = { keyHash: await hashApiKey(otherKey.key), now: Date.now() };
+    const otherCheck = { keyHash: await hashApiKey(otherKey.key), now: Date.now(), address: '192.0.2.2' };
     for (let i = 0; i < 5; i++) {
       await createScenario(env.DB, key, input, newEventId());
       await createScenario(env.DB, otherCheck, input, newEventId());
@@ -111,10 +129,12 @@ describe('query plans of the hot path', () => {
   it('authenticates by key hash on its unique index, and touches the key by its id', async () => {
     const lookups = [
       ...(await plansOf((s) => findKeyByHash(s, key.keyHash))),
-      ...(await plansOf((s) => verifyKey(s, key, 'write'))),
     ];
-    expectIndexed(lookups);
-    expectEachUses(lookups, KEY_INDEX);
+    const verified = await plansOf((s) => verifyKey(s, key, 'write'));
+    expectIndexed([...lookups, ...verified]);
+    expectEachUses([...lookups, ...keyed(verified)], KEY_INDEX);
+    expect(verified).toHaveLength(2);
+    expectThrottleIndexed(verified);
     const touch = await plansOf((s) => touchKeyLastUsed(s, keyId, Date.now(), 60_000));
     expectIndexed(touch);
     expectEachUses(touch, 'USING INTEGER PRIMARY KEY (rowid=?)');
@@ -129,12 +149,13 @@ describe('query plans of the hot path', () => {
     ] as const;
     for (const [page, search] of pages) {
       const plans = await plansOf((s) => listScenarios(s, key, page));
-      // The key's row and the page.
+      // The address's throttle, the key's row and the page.
       expect(plans.map(isKeyRow), JSON.stringify(page)).toEqual(expect.arrayContaining([true, false]));
-      expect(plans, JSON.stringify(page)).toHaveLength(2);
+      expect(plans, JSON.stringify(page)).toHaveLength(3);
       expectIndexed(plans);
-      expectEachUses(plans, KEY_INDEX);
-      expectEachUses(plans.filter((p) => !isKeyRow(p)), `USING INDEX scenarios_account_id_idx ${search}`);
+      expectThrottleIndexed(plans);
+      expectEachUses(keyed(plans), KEY_INDEX);
+      expectEachUses(keyed(plans).filter((p) => !isKeyRow(p)), `USING INDEX scenarios_account_id_idx ${search}`);
     }
   });
 
@@ -147,15 +168,16 @@ describe('query plans of the hot path', () => {
     ];
     const deletes = await plansOf((s) => deleteScenario(s, key, token, newEventId()));
     expectIndexed([...byToken, ...deletes]);
-    expectEachUses([...byToken, ...deletes].filter((p) => !isEventFromStampedRow(p)), KEY_INDEX);
-    // Each save: the key's row, the update, its event, the row and the event read back.
-    expect(byToken).toHaveLength(2 + 5 + 5);
-    expectEachUses(byToken.filter((p) => !isKeyRow(p) && !/^select "events"/.test(p.sql)), TOKEN_INDEX);
+    expectThrottleIndexed(deletes);
+    expectEachUses(keyed([...byToken, ...deletes]).filter((p) => !isEventFromStampedRow(p)), KEY_INDEX);
+    // Each save: the throttle and key rows, the update, its event, the row and the event read back.
+    expect(byToken).toHaveLength(3 + 6 + 6);
+    expectEachUses(keyed(byToken).filter((p) => !isKeyRow(p) && !/^select "events"/.test(p.sql)), TOKEN_INDEX);
     expect(byToken.filter(isEventFromStampedRow)).toHaveLength(2);
     // Both updates skip once the event exists; both saves read their event back.
     expectEventLookupsIndexed(byToken, 4);
     // The delete: the event (copied from the row before it goes), the row, the stored replies, the event read back.
-    expect(deletes).toHaveLength(5);
+    expect(deletes).toHaveLength(6);
     expectEachUses([planOf(deletes, /^insert into "events"/), planOf(deletes, /^delete from "scenarios"/)], TOKEN_INDEX);
     expectEachUses([planOf(deletes, /^delete from "idempotency_records"/)], 'USING COVERING INDEX idempotency_records_scenario_idx (account_id=? AND scenario_token=?)');
     expectEventLookupsIndexed(deletes, 2);
@@ -166,7 +188,9 @@ describe('query plans of the hot path', () => {
     const plain = await plansOf((s) => createScenario(s, key, input, newEventId()));
     const idempotent = await plansOf((s) => createScenario(s, key, input, newEventId(), { key: 'plan-key', requestHash: 'h' }));
     expectIndexed([...plain, ...idempotent]);
-    expectEachUses([...plain, ...idempotent].filter((p) => !isEventFromStampedRow(p)), KEY_INDEX);
+    expectThrottleIndexed(plain);
+    expectThrottleIndexed(idempotent);
+    expectEachUses(keyed([...plain, ...idempotent]).filter((p) => !isEventFromStampedRow(p)), KEY_INDEX);
     // The created event, copied from the row this request inserted, found by its token.
     expectEachUses([planOf(plain, /^insert into "events"/), planOf(idempotent, /^insert into "events"/)], TOKEN_INDEX);
     // The inserts (and the claim of the key) skip once the event exists; the event is read back.
@@ -193,12 +217,19 @@ describe('query plans of the hot path', () => {
     expectEachUses(byEmail, 'accounts_email_unique');
   });
 
-  it('prunes stored replies and events on their time indexes', async () => {
-    const plans = await plansOf((s) => prune(s, { repliesBefore: 0, eventsBefore: 0 }));
-    expect(plans).toHaveLength(2);
+  it('prunes stored replies, events and lapsed throttles on their time indexes', async () => {
+    const plans = await plansOf((s) => prune(s, { repliesBefore: 0, eventsBefore: 0, throttlesBefore: 0 }));
+    expect(plans).toHaveLength(3);
     expectIndexed(plans);
     expectEachUses([planOf(plans, /^delete from "idempotency_records"/)], 'idempotency_records_created_idx (created_at<?)');
     expectEachUses([planOf(plans, /^delete from "events"/)], 'events_created_idx (created_at<?)');
+    expectEachUses([planOf(plans, /^delete from "auth_throttles"/)], 'auth_throttles_until_idx (until<?)');
+  });
+
+  it('asks for a throttled address by its primary key (the admin API, before its token)', async () => {
+    const plans = await plansOf((s) => isThrottled(s, { address: '192.0.2.1', now: Date.now() }));
+    expectIndexed(plans);
+    expectEachUses(plans, THROTTLE_INDEX);
   });
 
   it('would catch a table scan, a full index scan and a sort (the checks themselves work)', async () => {

@@ -1,8 +1,10 @@
 // The API-key middleware: Authorization: Bearer <key> → the key's check on the context.
 // A malformed key is refused before any query; a well-formed one is checked by the request's own
-// D1 batch. Failures are throttled per client address.
+// D1 batch. Failures are throttled per client address: over the limit, the address is refused for
+// a minute whatever it sends (db/auth-throttles.ts), so a correct credential cannot be told apart.
 import type { Context, MiddlewareHandler } from 'hono';
 import { touchKeyLastUsed } from '../db/api-keys.ts';
+import { isThrottled, throttleAddress } from '../db/auth-throttles.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError } from '../http/problem.ts';
 import { hashApiKey, isWellFormedApiKey } from './api-key.ts';
@@ -40,11 +42,22 @@ function exhausted(policy: string): Record<string, string> {
   return { 'Retry-After': String(WINDOW_SECONDS), 'RateLimit-Policy': policy, RateLimit: `${name};r=0;t=${WINDOW_SECONDS}` };
 }
 
-/** Counts a failed attempt against the client's address; over the limit the answer is 429. */
+/** The answer to every request from a throttled address, whatever credential it carries. */
+export function throttled(): ApiError {
+  return new ApiError('rate_limited', 'Too many failed authentication attempts; wait a minute', { headers: exhausted(FAILED_AUTH_POLICY) });
+}
+
+/**
+ * Counts a failed attempt against the client's address. Over the limit the address is refused for
+ * the next window (recorded in D1, as the limiter cannot be asked without counting) and the answer
+ * is 429.
+ */
 export async function authFailure(c: Context<AppEnv>, detail: string): Promise<ApiError> {
-  const { success } = await c.env.AUTH_FAILURE_LIMITER.limit({ key: clientAddress(c) });
+  const address = clientAddress(c);
+  const { success } = await c.env.AUTH_FAILURE_LIMITER.limit({ key: address });
   if (!success) {
-    return new ApiError('rate_limited', 'Too many failed authentication attempts; wait a minute', { headers: exhausted(FAILED_AUTH_POLICY) });
+    await throttleAddress(c.get('db'), address, Date.now() + WINDOW_SECONDS * 1000);
+    return throttled();
   }
   return new ApiError('unauthorized', detail, {
     headers: { 'WWW-Authenticate': 'Bearer realm="scenario-service", error="invalid_token"', 'RateLimit-Policy': FAILED_AUTH_POLICY },
@@ -64,7 +77,12 @@ export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
       headers: { 'WWW-Authenticate': 'Bearer realm="scenario-service"', 'RateLimit-Policy': FAILED_AUTH_POLICY },
     });
   }
-  if (!isWellFormedApiKey(key)) throw await authFailure(c, 'The API key is not valid');
+  const address = clientAddress(c);
+  if (!isWellFormedApiKey(key)) {
+    // An error path, so it may ask D1: a throttled address gets the answer a valid key would get.
+    if (await isThrottled(c.get('db'), { address, now: Date.now() })) throw throttled();
+    throw await authFailure(c, 'The API key is not valid');
+  }
   const keyHash = await hashApiKey(key);
 
   const policy = keyPolicy(c.env);
@@ -75,24 +93,26 @@ export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
     });
   }
 
-  c.set('key', { keyHash, now: Date.now() });
+  c.set('key', { keyHash, now: Date.now(), address });
   await next();
-  // Errors of the route have become responses by now (the app's error handler), so this covers them.
-  c.res.headers.set('RateLimit-Policy', policy);
+  // Errors of the route have become responses by now (the app's error handler), so this covers them;
+  // a refused credential keeps the failed-auth policy it was answered under.
+  if (!c.res.headers.has('RateLimit-Policy')) c.res.headers.set('RateLimit-Policy', policy);
   const caller = c.get('caller');
   if (caller && (caller.lastUsedAt === null || caller.lastUsedAt < Date.now() - LAST_USED_GRANULARITY_MS)) {
     c.executionCtx.waitUntil(touchKeyLastUsed(c.get('db'), caller.id, Date.now(), LAST_USED_GRANULARITY_MS).catch(() => undefined));
   }
 };
 
-const REFUSALS: Record<Exclude<KeyRefusal, 'read_only'>, string> = {
+const REFUSALS: Record<Exclude<KeyRefusal, 'read_only' | 'throttled'>, string> = {
   unknown: 'The API key is not valid',
   revoked: 'The API key has been revoked',
   expired: 'The API key has expired',
 };
 
-/** The answer to a key the database refused: 401 (counted against the address) or 403. */
+/** The answer to a key the database refused: 401 (counted against the address), 403, or 429 (not counted again). */
 export async function keyRefusal(c: Context<AppEnv>, reason: KeyRefusal): Promise<ApiError> {
+  if (reason === 'throttled') return throttled();
   if (reason === 'read_only') {
     return new ApiError('forbidden', 'This API key is read-only; writing needs a read_write key', { headers: { 'RateLimit-Policy': keyPolicy(c.env) } });
   }

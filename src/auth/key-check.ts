@@ -1,12 +1,13 @@
 // Judging the key row that comes back with every request's batch: which refusal, if any. The
 // statements themselves already refused to touch anything for such a key (db/api-keys.ts
-// `liveKey`); this only names the reason, for the 401 or 403.
-import { findKeyByHash, type KeyAccess, type KeyCheck, type KeyWithAccount } from '../db/api-keys.ts';
+// `liveKey`); this only names the reason, for the 401, 403 or 429.
+import { findKeyState, type KeyAccess, type KeyCheck, type KeyState, type KeyWithAccount } from '../db/api-keys.ts';
 import type { Session } from '../db/statement.ts';
 
-export type KeyRefusal = 'unknown' | 'revoked' | 'expired' | 'read_only';
+/** `throttled`: the client address is refused after too many failures, whatever the key. */
+export type KeyRefusal = 'throttled' | 'unknown' | 'revoked' | 'expired' | 'read_only';
 
-/** A refused key. The app's error handler answers it (401, counted per address, or 403). */
+/** A refused key. The app's error handler answers it (401 counted per address, 403, or 429). */
 export class KeyRefusedError extends Error {
   readonly reason: KeyRefusal;
 
@@ -20,8 +21,12 @@ export class KeyRefusedError extends Error {
 /** The caller once its key is accepted: the key and the account it belongs to. */
 export type Caller = KeyWithAccount;
 
-/** The key's account, or KeyRefusedError. Same rules as `liveKey` in SQL. */
-export function judgeKey(key: KeyWithAccount | null, access: KeyAccess, now: number): Caller {
+/**
+ * The key's account, or KeyRefusedError. Same rules as `liveKey` in SQL. A throttled address is
+ * refused first, so its answer says nothing about the key.
+ */
+export function judgeKey({ throttled, key }: KeyState, access: KeyAccess, now: number): Caller {
+  if (throttled) throw new KeyRefusedError('throttled');
   if (!key) throw new KeyRefusedError('unknown');
   if (key.revokedAt !== null) throw new KeyRefusedError('revoked');
   if (key.expiresAt !== null && key.expiresAt <= now) throw new KeyRefusedError('expired');
@@ -31,5 +36,5 @@ export function judgeKey(key: KeyWithAccount | null, access: KeyAccess, now: num
 
 /** Checks a key on its own (one round trip): for GET /me, and to refuse a key before judging input. */
 export async function verifyKey(session: Session, key: KeyCheck, access: KeyAccess): Promise<Caller> {
-  return judgeKey(await findKeyByHash(session, key.keyHash), access, key.now);
+  return judgeKey(await findKeyState(session, key), access, key.now);
 }

@@ -1,24 +1,31 @@
 // API keys, looked up by the SHA-256 of the presented key. Besides the admin queries, this module
 // gives every other query the key check it carries: a request's statements name the account
 // through the key (`accountOfKey`), so the check and the work it guards run in one round trip
-// and a refused key can never let a write through.
+// and a refused key can never let a write through. A throttled client address (db/auth-throttles.ts)
+// refuses every key, the right one included.
 import { sql, type SQL } from 'drizzle-orm';
+import { addressThrottled, throttleOf } from './auth-throttles.ts';
 import { runBatch, runOne } from './execute.ts';
 import { accounts, apiKeys, type ApiKey, type KeyScope } from './schema.ts';
 import { statement, type RawRow, type Session } from './statement.ts';
 
-/** What a request presents: its key's hash, and the time it is judged at (expiry). */
+/** What a request presents: its key's hash, the time it is judged at (expiry), its client address. */
 export interface KeyCheck {
   keyHash: string;
   now: number;
+  address: string;
 }
 
 /** What a statement's key check demands: any live key (`read`) or a live read_write key. */
 export type KeyAccess = 'read' | 'write';
 
-/** The WHERE condition on api_keys of a live key with that hash (placeholders keyHash and now). */
+/**
+ * The WHERE condition on api_keys of a live key with that hash, presented from an address that is
+ * not throttled (placeholders keyHash, now and address).
+ */
 export function liveKey(access: KeyAccess): SQL {
-  const live = sql`${apiKeys.keyHash} = ${sql.placeholder('keyHash')} and ${apiKeys.revokedAt} is null and (${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > ${sql.placeholder('now')})`;
+  const live = sql`${apiKeys.keyHash} = ${sql.placeholder('keyHash')} and ${apiKeys.revokedAt} is null and (${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > ${sql.placeholder('now')})
+    and not ${addressThrottled()}`;
   return access === 'write' ? sql`${live} and ${apiKeys.scope} = 'read_write'` : live;
 }
 
@@ -47,6 +54,30 @@ export const keyWithAccount = statement<{ keyHash: string }>(
     from ${apiKeys} inner join ${accounts} on ${accounts.id} = ${apiKeys.accountId}
     where ${apiKeys.keyHash} = ${sql.placeholder('keyHash')}`,
 );
+
+/**
+ * The head of every API-key request's batch: the address's throttle (a row while it lasts; a
+ * statement of its own because an unknown key has no row to carry it) and the key's row.
+ */
+export function keyStatements(session: Session, key: KeyCheck): D1PreparedStatement[] {
+  return [throttleOf(session, key), keyWithAccount(session, key)];
+}
+
+/** What the head of the batch says, for auth/key-check.ts to judge. */
+export interface KeyState {
+  throttled: boolean;
+  key: KeyWithAccount | null;
+}
+
+export function toKeyState(throttleRows: RawRow[] | undefined, keyRows: RawRow[] | undefined): KeyState {
+  return { throttled: (throttleRows?.length ?? 0) > 0, key: toKeyWithAccount(keyRows?.[0]) };
+}
+
+/** The key's state on its own (one round trip): GET /me, and a key refused before its work was sent. */
+export async function findKeyState(session: Session, key: KeyCheck): Promise<KeyState> {
+  const [throttle, row] = await runBatch(session, keyStatements(session, key));
+  return toKeyState(throttle, row);
+}
 
 export function toKeyWithAccount(row: RawRow | undefined): KeyWithAccount | null {
   if (!row) return null;

@@ -9,12 +9,13 @@
 // (`eventById`) tells the retry what its first try did, whatever happened in between.
 import { sql, type SQL } from 'drizzle-orm';
 import { accountOfKey, liveKey, type KeyAccess } from './api-keys.ts';
+import { pruneThrottles } from './auth-throttles.ts';
 import { runBatch, runOne } from './execute.ts';
 import { apiKeys, events, idempotencyRecords, scenarios, type EventType, type IdempotencyRecord, type Scenario } from './schema.ts';
 import { statement, type RawRow, type Session } from './statement.ts';
 
 const p = sql.placeholder;
-type Key = { keyHash: string; now: number };
+type Key = { keyHash: string; now: number; address: string };
 
 export function toScenario(row: RawRow): Scenario {
   return {
@@ -200,7 +201,14 @@ export async function findScenarioOfAccount(session: Session, accountId: number,
 const pruneReplies = statement<{ before: number }>(() => sql`delete from ${idempotencyRecords} where ${idempotencyRecords.createdAt} < ${p('before')}`);
 const pruneEvents = statement<{ before: number }>(() => sql`delete from ${events} where ${events.createdAt} < ${p('before')}`);
 
-/** Removes stored create replies older than `repliesBefore` and events older than `eventsBefore`. */
-export async function prune(session: Session, cutoffs: { repliesBefore: number; eventsBefore: number }): Promise<void> {
-  await runBatch(session, [pruneReplies(session, { before: cutoffs.repliesBefore }), pruneEvents(session, { before: cutoffs.eventsBefore })]);
+/**
+ * Removes stored create replies older than `repliesBefore`, events older than `eventsBefore`, and
+ * failed-authentication refusals that lapsed before `throttlesBefore`.
+ */
+export async function prune(session: Session, cutoffs: { repliesBefore: number; eventsBefore: number; throttlesBefore: number }): Promise<void> {
+  await runBatch(session, [
+    pruneReplies(session, { before: cutoffs.repliesBefore }),
+    pruneEvents(session, { before: cutoffs.eventsBefore }),
+    pruneThrottles(session, { before: cutoffs.throttlesBefore }),
+  ]);
 }

@@ -129,6 +129,19 @@ export const events = sqliteTable(
   ],
 );
 
+// Client addresses refused until `until` after too many failed authentications (the Workers
+// rate-limit binding cannot be asked without counting, so the refusal lives here). Every request
+// from such an address is answered 429 before any credential is judged: a correct one too.
+export const authThrottles = sqliteTable(
+  'auth_throttles',
+  {
+    address: text('address').primaryKey(),
+    until: integer('until').notNull(),
+  },
+  // The hourly prune removes lapsed rows by it.
+  (t) => [index('auth_throttles_until_idx').on(t.until)],
+);
+
 export type Account = typeof accounts.$inferSelect;
 export type ApiKey = typeof apiKeys.$inferSelect;
 export type Scenario = typeof scenarios.$inferSelect;

@@ -1,7 +1,7 @@
 // What each scenario request does with D1, as one batch (one round trip, one transaction) on the
-// session it is given: the key's row (to name a refusal without asking again), the statements the
-// key guards, and a read of the outcome. The routes only validate, call one of these and shape the
-// reply; nothing here knows HTTP.
+// session it is given: the client address's throttle and the key's row (to name a refusal without
+// asking again), the statements the key guards, and a read of the outcome. The routes only
+// validate, call one of these and shape the reply; nothing here knows HTTP.
 //
 // Every change records its event in its batch, under an id drawn per request (`newEventId`). D1
 // may fail a call after committing it (the reply is lost): execute.ts then runs the same batch
@@ -9,7 +9,7 @@
 // what its first try did, so the answer is the one the first try would have given, even if other
 // requests changed the scenario in between.
 import { judgeKey, type Caller } from '../auth/key-check.ts';
-import { keyWithAccount, toKeyWithAccount, type KeyAccess, type KeyCheck } from '../db/api-keys.ts';
+import { keyStatements, toKeyState, type KeyAccess, type KeyCheck } from '../db/api-keys.ts';
 import { runBatch } from '../db/execute.ts';
 import type { Scenario } from '../db/schema.ts';
 import {
@@ -44,10 +44,10 @@ const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** A new token is drawn when one is taken (odds of 1 in 10^14 per scenario); more is a bug. */
 const TOKEN_DRAWS = 3;
 
-/** Runs `statements` after the key's row, and judges the key; the statements' rows follow. */
+/** Runs `statements` after the address's throttle and the key's row, and judges the key; the statements' rows follow. */
 async function withKey(session: Session, key: KeyCheck, access: KeyAccess, statements: D1PreparedStatement[]) {
-  const [keyRows, ...results] = await runBatch(session, [keyWithAccount(session, key), ...statements]);
-  const caller = judgeKey(toKeyWithAccount(keyRows?.[0]), access, key.now);
+  const [throttleRows, keyRows, ...results] = await runBatch(session, [...keyStatements(session, key), ...statements]);
+  const caller = judgeKey(toKeyState(throttleRows, keyRows), access, key.now);
   return { caller, results: results as RawRow[][] };
 }
 
