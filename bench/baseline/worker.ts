@@ -253,18 +253,24 @@ interface KeyRow {
   account_email: string;
 }
 
-/** What a request presents: its key's hash, and the time it is judged at. */
+/** What a request presents: its key's hash, the time it is judged at, its client address. */
 interface KeyCheck {
   hash: string;
   now: number;
+  address: string;
 }
 
 const KEY_QUERY =
   'SELECT k.id, k.scope, k.expires_at, k.revoked_at, k.last_used_at, a.id AS account_id, a.name AS account_name, ' +
   'a.email AS account_email FROM api_keys k INNER JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?';
 const TOUCH_KEY = 'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)';
-// A live key (bound: hash, now), and the account of one as a scalar sub-select.
-const LIVE = 'key_hash = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)';
+// A live key from an address that is not throttled (bound: keyParams), and the account of one as
+// a scalar sub-select.
+const LIVE =
+  'key_hash = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) ' +
+  'AND NOT EXISTS (SELECT 1 FROM auth_throttles WHERE address = ? AND until > ?)';
+const THROTTLE = 'SELECT until FROM auth_throttles WHERE address = ? AND until > ?';
+const keyParams = (key: KeyCheck) => [key.hash, key.now, key.address, key.now];
 const LIVE_WRITE = `${LIVE} AND scope = 'read_write'`;
 const ACCOUNT_OF_KEY = `(SELECT account_id FROM api_keys WHERE ${LIVE})`;
 const ACCOUNT_OF_WRITE_KEY = `(SELECT account_id FROM api_keys WHERE ${LIVE_WRITE})`;
@@ -309,7 +315,7 @@ async function presentedKey(request: Request, env: BaselineEnv): Promise<KeyChec
       RateLimit: '"per-key";r=0;t=60',
     });
   }
-  return { hash, now: Date.now() };
+  return { hash, now: Date.now(), address: request.headers.get('cf-connecting-ip') ?? 'unknown' };
 }
 
 /** The key row that came back with the batch, judged; then the last_used_at touch, as the service. */
@@ -320,8 +326,16 @@ async function judge(
   key: KeyCheck,
   row: KeyRow | undefined,
   write: boolean,
+  throttled: boolean,
 ): Promise<Caller> {
   const now = key.now;
+  if (throttled) {
+    throw new HttpError(429, 'rate_limited', 'Too many requests', 'Too many failed authentication attempts; wait a minute', {
+      'Retry-After': '60',
+      'RateLimit-Policy': FAILED_AUTH_POLICY,
+      RateLimit: '"failed-auth";r=0;t=60',
+    });
+  }
   if (!row) throw await authFailure(request, env, 'The API key is not valid');
   if (row.revoked_at !== null) throw await authFailure(request, env, 'The API key has been revoked');
   if (row.expires_at !== null && row.expires_at <= now) throw await authFailure(request, env, 'The API key has expired');
@@ -339,10 +353,18 @@ async function judge(
   return { keyId: row.id, accountId: row.account_id, scope: row.scope, name: row.account_name, email: row.account_email };
 }
 
-/** Runs the key's row and `statements` as one batch: one round trip. */
-async function withKey(env: BaselineEnv, key: KeyCheck, statements: D1PreparedStatement[]): Promise<{ keyRow: KeyRow | undefined; results: Array<Record<string, unknown>[]> }> {
-  const [keyResult, ...rest] = await env.DB.batch<Record<string, unknown>>([env.DB.prepare(KEY_QUERY).bind(key.hash), ...statements]);
-  return { keyRow: keyResult?.results[0] as KeyRow | undefined, results: rest.map((r) => r.results) };
+/** Runs the address's throttle, the key's row and `statements` as one batch: one round trip. */
+async function withKey(
+  env: BaselineEnv,
+  key: KeyCheck,
+  statements: D1PreparedStatement[],
+): Promise<{ throttled: boolean; keyRow: KeyRow | undefined; results: Array<Record<string, unknown>[]> }> {
+  const [throttle, keyResult, ...rest] = await env.DB.batch<Record<string, unknown>>([
+    env.DB.prepare(THROTTLE).bind(key.address, key.now),
+    env.DB.prepare(KEY_QUERY).bind(key.hash),
+    ...statements,
+  ]);
+  return { throttled: (throttle?.results.length ?? 0) > 0, keyRow: keyResult?.results[0] as KeyRow | undefined, results: rest.map((r) => r.results) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -685,12 +707,12 @@ async function list(request: Request, url: URL, env: BaselineEnv, ctx: Execution
   }
   const statement =
     before !== undefined
-      ? env.DB.prepare(LIST_BEFORE).bind(key.hash, key.now, before, limit + 1)
+      ? env.DB.prepare(LIST_BEFORE).bind(...keyParams(key), before, limit + 1)
       : after !== undefined
-        ? env.DB.prepare(LIST_AFTER).bind(key.hash, key.now, after, limit + 1)
-        : env.DB.prepare(LIST_FIRST).bind(key.hash, key.now, limit + 1);
+        ? env.DB.prepare(LIST_AFTER).bind(...keyParams(key), after, limit + 1)
+        : env.DB.prepare(LIST_FIRST).bind(...keyParams(key), limit + 1);
   const batch = await withKey(env, key, [statement]);
-  onCaller((await judge(request, env, ctx, key, batch.keyRow, false)).accountId);
+  onCaller((await judge(request, env, ctx, key, batch.keyRow, false, batch.throttled)).accountId);
   const results = (batch.results[0] ?? []) as unknown as ScenarioRow[];
   const hasMore = results.length > limit;
   if (hasMore) results.pop();
@@ -700,8 +722,8 @@ async function list(request: Request, url: URL, env: BaselineEnv, ctx: Execution
 }
 
 async function view(request: Request, url: URL, env: BaselineEnv, ctx: ExecutionContext, key: KeyCheck, onCaller: (id: number) => void, token: string): Promise<Response> {
-  const batch = await withKey(env, key, [env.DB.prepare(FIND).bind(token, key.hash, key.now)]);
-  const caller = await judge(request, env, ctx, key, batch.keyRow, false);
+  const batch = await withKey(env, key, [env.DB.prepare(FIND).bind(token, ...keyParams(key))]);
+  const caller = await judge(request, env, ctx, key, batch.keyRow, false, batch.throttled);
   onCaller(caller.accountId);
   const row = batch.results[0]?.[0] as ScenarioRow | undefined;
   if (!row) throw notFound();
@@ -721,7 +743,7 @@ async function save(request: Request, url: URL, env: BaselineEnv, ctx: Execution
   const eventId = newEventId();
   const versions = condition && !condition.any ? condition.versions : undefined;
   let sql = UPDATE;
-  const params: unknown[] = [JSON.stringify(stored), stateId, now, eventId, token, key.hash, now, eventId];
+  const params: unknown[] = [JSON.stringify(stored), stateId, now, eventId, token, ...keyParams(key), eventId];
   if (versions) {
     sql += ' AND version IN (SELECT value FROM json_each(?))';
     params.push(JSON.stringify(versions));
@@ -729,10 +751,10 @@ async function save(request: Request, url: URL, env: BaselineEnv, ctx: Execution
   const batch = await withKey(env, key, [
     env.DB.prepare(sql).bind(...params),
     env.DB.prepare(RECORD_EVENT).bind(eventId, 'scenario.saved', now, token, eventId),
-    env.DB.prepare(FIND).bind(token, key.hash, now),
-    env.DB.prepare(EVENT_BY_ID).bind(eventId, key.hash, now),
+    env.DB.prepare(FIND).bind(token, ...keyParams(key)),
+    env.DB.prepare(EVENT_BY_ID).bind(eventId, ...keyParams(key)),
   ]);
-  const caller = await judge(request, env, ctx, key, batch.keyRow, true);
+  const caller = await judge(request, env, ctx, key, batch.keyRow, true, batch.throttled);
   onCaller(caller.accountId);
   const row = batch.results[2]?.[0] as ScenarioRow | undefined;
   if (!row) throw notFound();
@@ -757,11 +779,11 @@ async function create(request: Request, url: URL, env: BaselineEnv, ctx: Executi
     const token = generateToken();
     const { stored, stateId } = toStored(data, token);
     const batch = await withKey(env, key, [
-      env.DB.prepare(INSERT).bind(token, stateId, JSON.stringify(stored), eventId, now, now, key.hash, now, token, eventId),
+      env.DB.prepare(INSERT).bind(token, stateId, JSON.stringify(stored), eventId, now, now, ...keyParams(key), token, eventId),
       env.DB.prepare(RECORD_EVENT).bind(eventId, 'scenario.created', now, token, eventId),
-      env.DB.prepare(EVENT_BY_ID).bind(eventId, key.hash, now),
+      env.DB.prepare(EVENT_BY_ID).bind(eventId, ...keyParams(key)),
     ]);
-    const caller = await judge(request, env, ctx, key, batch.keyRow, true);
+    const caller = await judge(request, env, ctx, key, batch.keyRow, true, batch.throttled);
     onCaller(caller.accountId);
     if (batch.results[2]?.[0]) {
       const body = detail({ token, state_id: stateId, created_at: now }, stored, await signChartUrl(env, url.origin, caller.accountId, token, now), 'Scenario created');
@@ -782,8 +804,8 @@ async function route(
   const method = request.method;
   if (path === '/me' && method === 'GET') {
     const key = await presentedKey(request, env);
-    const row = await env.DB.prepare(KEY_QUERY).bind(key.hash).first<KeyRow>();
-    const caller = await judge(request, env, ctx, key, row ?? undefined, false);
+    const batch = await withKey(env, key, []);
+    const caller = await judge(request, env, ctx, key, batch.keyRow, false, batch.throttled);
     onCaller(caller.accountId);
     return json({ name: caller.name, email: caller.email }, 200);
   }

@@ -16,6 +16,8 @@ const STATEMENTS_PER_BATCH = 20;
 export interface SeedInfo {
   version: number;
   n: number;
+  /** The migration files the seed was made with: a seed made before a new one is rebuilt. */
+  migrations?: string;
   key: string;
   accountId: number;
   /** A token from the middle of the account's scenarios (view). */
@@ -36,12 +38,16 @@ function dirBytes(dir: string): number {
   return total;
 }
 
+function migrationFiles(): string {
+  return readdirSync('drizzle').filter((f) => f.endsWith('.sql')).sort().join(',');
+}
+
 /** The seed for `n` scenarios in `dir` (reused when it exists and matches; rebuilt otherwise). */
 export async function ensureSeed(dir: string, n: number, log: (line: string) => void): Promise<SeedInfo> {
   const metaPath = `${dir}.json`;
   if (existsSync(metaPath) && existsSync(dir) && !process.env.BENCH_RESEED) {
     const meta = JSON.parse(readFileSync(metaPath, 'utf8')) as SeedInfo;
-    if (meta.version === SEED_VERSION && meta.n === n) {
+    if (meta.version === SEED_VERSION && meta.n === n && meta.migrations === migrationFiles()) {
       log(`seed N=${n}: reusing ${dir} (seeded in ${meta.seconds.toFixed(1)} s; delete it or set BENCH_RESEED=1 to rebuild)`);
       return meta;
     }
@@ -114,6 +120,7 @@ export async function ensureSeed(dir: string, n: number, log: (line: string) => 
     const nextToMiddle = await at(Math.floor(n / 2) + 1);
     const deep = await at(Math.min(99, n - 1));
     const info: SeedInfo = {
+      migrations: migrationFiles(),
       version: SEED_VERSION,
       n,
       key,
