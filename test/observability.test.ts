@@ -1,18 +1,11 @@
 // Logs, unexpected errors and browser-facing headers: structured JSON lines with the request id
 // and never a secret; a generic 500 problem for the unexpected; hardening and CORS headers.
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { captureLogs } from './helpers/logs.ts';
 import { ADMIN_TOKEN, admin, api, createAccountWithKey, createScenario, env, scenarioData } from './helpers/api.ts';
 import { expectProblem, flipLastChar, freshAddress } from './helpers/contract.ts';
 
-let lines: string[] = [];
-
-beforeEach(() => {
-  lines = [];
-  const capture = (...args: unknown[]) => void lines.push(args.map(String).join(' '));
-  vi.spyOn(console, 'log').mockImplementation(capture);
-  vi.spyOn(console, 'error').mockImplementation(capture);
-});
-afterEach(() => vi.restoreAllMocks());
+const lines = captureLogs();
 
 describe('logs', () => {
   it('writes one JSON line per failed request with its request id, method, path, status and account', async () => {

@@ -3,7 +3,8 @@
 // bodies that are not UTF-8 are refused, chart URLs have one spelling, and every route refuses
 // query parameters it does not take.
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { captureLogs } from './helpers/logs.ts';
 import { app, openApiDocument } from '../src/app.ts';
 import wranglerToml from '../wrangler.toml?raw';
 import {
@@ -61,14 +62,7 @@ async function sendWithSecrets(
   return { status: res.status, headers: res.headers, body: /json/.test(res.headers.get('Content-Type') ?? '') ? JSON.parse(text) : undefined, text };
 }
 
-let lines: string[] = [];
-beforeEach(() => {
-  lines = [];
-  const capture = (...args: unknown[]) => void lines.push(args.map(String).join(' '));
-  vi.spyOn(console, 'log').mockImplementation(capture);
-  vi.spyOn(console, 'error').mockImplementation(capture);
-});
-afterEach(() => vi.restoreAllMocks());
+const lines = captureLogs();
 
 describe('the chart signing key shares nothing with the admin token', () => {
   it('chart URLs are signed with CHART_SIGNING_KEY; a signature keyed by anything derived from ADMIN_TOKEN is 403', async () => {
