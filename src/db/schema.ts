@@ -76,6 +76,27 @@ export const scenarios = sqliteTable(
   ],
 );
 
+// Every version of a scenario as its create, save or restore stored it, the newest
+// SCENARIO_REVISIONS_KEPT per scenario (older ones are pruned in the batch of the change that
+// pushes them out). Keyed by the scenario's row and the version its ETag names; the account is the
+// scenario's, so every query reaches revisions through a scenario the caller owns.
+export const scenarioRevisions = sqliteTable(
+  'scenario_revisions',
+  {
+    scenarioId: integer('scenario_id')
+      .notNull()
+      .references(() => scenarios.id, { onDelete: 'cascade' }),
+    version: integer('version').notNull(),
+    stateId: integer('state_id')
+      .notNull()
+      .references(() => states.id),
+    scenarioData: text('scenario_data').notNull(),
+    // When the change that made this version happened.
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.scenarioId, t.version] })],
+);
+
 // Replies to creates sent with an Idempotency-Key, kept 24 hours.
 export const idempotencyRecords = sqliteTable(
   'idempotency_records',
@@ -145,5 +166,6 @@ export const authThrottles = sqliteTable(
 export type Account = typeof accounts.$inferSelect;
 export type ApiKey = typeof apiKeys.$inferSelect;
 export type Scenario = typeof scenarios.$inferSelect;
+export type ScenarioRevision = typeof scenarioRevisions.$inferSelect;
 export type IdempotencyRecord = typeof idempotencyRecords.$inferSelect;
 export type KeyScope = ApiKey['scope'];
