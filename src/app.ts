@@ -11,6 +11,7 @@ import { refuseCredentialsInQuery } from './http/query.ts';
 import { buildRouteTable, routesReachedBy405, type RouteTable } from './http/routing.ts';
 import { validationHook } from './http/validation.ts';
 import { meRoutes } from './me/routes.ts';
+import { revisionRoutes } from './revisions/routes.ts';
 import { scenarioRoutes } from './scenarios/routes.ts';
 
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -24,6 +25,7 @@ const routes = app
   .route('/', meRoutes)
   .route('/scenarios', chartRoutes)
   .route('/scenarios', scenarioRoutes)
+  .route('/scenarios', revisionRoutes)
   .route('/admin', adminRoutes);
 app.route('/', docsRoutes);
 
@@ -84,6 +86,7 @@ export function openApiDocument(): ReturnType<typeof app.getOpenAPI31Document> {
     },
     tags: [
       { name: 'Scenarios', description: "The caller's household scenarios: list, view, create, save, delete, and their charts" },
+      { name: 'Revisions', description: "A scenario's history: every version a create, save or restore stored; view, restore and diff them" },
       { name: 'Account', description: 'The account an API key belongs to' },
       { name: 'Admin', description: 'For the account dashboard, under the admin token: accounts and their API keys' },
     ],

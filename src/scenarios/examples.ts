@@ -80,8 +80,16 @@ const row: Scenario = {
   updatedAt: CREATED_AT,
 };
 
+/** The example's token, and its stored data as created (version 1) and as saved (version 2). */
+export const EXAMPLE_TOKEN = TOKEN;
+export const EXAMPLE_STORED = {
+  created: row.scenarioData,
+  saved: JSON.stringify(toStoredData(parsed(EXAMPLE_SAVE_BODY.scenarioData), TOKEN)),
+};
+export const EXAMPLE_CREATED_AT = CREATED_AT;
+
 export function exampleDetail(message: DetailMessage) {
-  const data = message === 'Scenario saved' ? toStoredData(parsed(EXAMPLE_SAVE_BODY.scenarioData), TOKEN) : row.scenarioData;
+  const data = message === 'Scenario saved' ? EXAMPLE_STORED.saved : row.scenarioData;
   return toDetailResponse(row, data, CHART_IMG, message);
 }
 

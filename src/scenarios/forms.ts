@@ -39,6 +39,9 @@ const StoredChildSchema = z
 const StateId = () => int(1, 56).openapi({ description: 'FIPS code of the state', example: 36 });
 const StateName = () => z.enum(US_STATES.map((s) => s.name) as [string, ...string[]]).openapi({ example: 'New York' });
 
+/** A state as the detail form (and a revision) names it. */
+export const StateSummary = () => z.strictObject({ id: StateId(), name: StateName() });
+
 function scenarioDataSchema<Token extends z.ZodType<string | number>>(token: Token) {
   return z.strictObject({
     year: int(1990, 2100),
@@ -67,21 +70,25 @@ export const ScenarioListItemSchema = z
   })
   .openapi('ScenarioListItem');
 
-export const DETAIL_MESSAGES = ['Scenario found', 'Scenario created', 'Scenario saved'] as const;
+/** scenario_data as the detail form shows it: its token a number. Revisions show it so too. */
+export const ScenarioDataDetailSchema = scenarioDataSchema(
+  int(100_000_000_000_000, 999_999_999_999_999).openapi({ description: 'The token, as a number', example: 482913075561204 }),
+).openapi('ScenarioDataDetailForm');
+export type ScenarioDataDetail = z.infer<typeof ScenarioDataDetailSchema>;
+
+export const DETAIL_MESSAGES = ['Scenario found', 'Scenario created', 'Scenario saved', 'Scenario restored'] as const;
 export type DetailMessage = (typeof DETAIL_MESSAGES)[number];
 
 export const ScenarioDetailSchema = z
   .strictObject({
     token: Token(),
-    scenario_data: scenarioDataSchema(
-      int(100_000_000_000_000, 999_999_999_999_999).openapi({ description: 'The token, as a number', example: 482913075561204 }),
-    ).openapi('ScenarioDataDetailForm'),
+    scenario_data: ScenarioDataDetailSchema,
     chart_img: z
       .string()
       .max(2048)
       .openapi({ format: 'uri', description: 'Signed, expiring URL of an SVG chart of the scenario; needs no API key' }),
     created_at: Timestamp,
-    state: z.strictObject({ id: StateId(), name: StateName() }),
+    state: StateSummary(),
   })
   .openapi('ScenarioDetail');
 
@@ -109,7 +116,7 @@ export const DeletedResponseSchema = z
 export type ScenarioListItem = z.infer<typeof ScenarioListItemSchema>;
 export type ScenarioDetailResponse = z.infer<typeof ScenarioDetailResponseSchema>;
 
-function stateOf(stateId: number) {
+export function stateOf(stateId: number) {
   const state = findState(stateId);
   // The foreign key and validation keep stateId within the list; this guards against drift.
   if (!state) throw new Error(`unknown state ${stateId}`);
@@ -137,18 +144,23 @@ export function toDetailResponse(
   message: DetailMessage,
 ): ScenarioDetailResponse {
   const state = stateOf(row.stateId);
-  const stored = (typeof data === 'string' ? JSON.parse(data) : data) as ScenarioListItem['scenario_data'];
   return {
     data: {
       status: 'success',
       message,
       scenario: {
         token: row.token,
-        scenario_data: { ...stored, token: Number(row.token) },
+        scenario_data: detailData(data, row.token),
         chart_img: chartUrl,
         created_at: formatTimestamp(row.createdAt),
         state: { id: state.id, name: state.name },
       },
     },
   };
+}
+
+/** Stored scenario_data (JSON text or parsed) in the detail form: the token as a number (exact: 15 digits < 2^53). */
+export function detailData(data: StoredScenarioData | string, token: string): ScenarioDataDetail {
+  const stored = (typeof data === 'string' ? JSON.parse(data) : data) as ScenarioListItem['scenario_data'];
+  return { ...stored, token: Number(token) };
 }

@@ -5,10 +5,12 @@ import type { Context } from 'hono';
 import { requireApiKey } from '../auth/bearer.ts';
 import { sha256Hex } from '../auth/api-key.ts';
 import { canSignCharts, signChartUrl } from '../chart/signing.ts';
+import { parseRevisionsKept } from '../db/revisions.ts';
 import type { AppEnv } from '../env.ts';
 import { strictUtf8JsonBody } from '../http/body.ts';
 import { etagFor, noneMatchHits, parseIfMatch } from '../http/conditional.ts';
 import { jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
+import { pageQuery, toPageRequest } from '../http/pagination.ts';
 import { ApiError } from '../http/problem.ts';
 import { noQueryParameters } from '../http/query.ts';
 import { validationHook } from '../http/validation.ts';
@@ -39,31 +41,11 @@ export const ScenarioToken = routesBase.openAPIRegistry.registerParameter(
     }),
 );
 const TokenParams = z.object({ token: ScenarioToken });
-const CURSOR = /^[1-9][0-9]{0,15}$/;
-const LIMIT = /^[0-9]{1,3}$/;
-// The patterns bound the length already; maxLength only states it (one message per bad value).
-// No `example` on optional parameters whose example would spoil a call: Swagger UI's "Try it out"
-// fills every parameter that has one (both cursors at once are a 400; an Idempotency-Key example
-// would replay the first create; an If-Match example would be a 412).
-const cursor = (description: string) =>
-  z.string().regex(CURSOR, 'must be a positive integer (a list item id)').optional().openapi({ description, maxLength: 16 });
-
-const ListQuery = z.strictObject({
-  limit: z
-    .string()
-    .regex(LIMIT, 'must be an integer from 1 to 100')
-    // Only the range: a value the pattern refused already has its issue (one message per problem).
-    .refine((v) => !LIMIT.test(v) || (Number(v) >= 1 && Number(v) <= 100), 'must be an integer from 1 to 100')
-    .optional()
-    .openapi({ description: 'Page length, 1–100 (default 10)', maxLength: 3, example: '10' }),
-  starting_after: cursor("Next page: items older than this id (the last item's id, e.g. 1042)"),
-  endding_before: cursor("Previous page: items newer than this id (the first item's id; spelled as in the spec)"),
-  ending_before: cursor('Same as endding_before'),
-});
+const ListQuery = pageQuery('id', 'a list item id', '1042');
 
 // Entity-tag lists (RFC 9110). The bounds are stated for clients, not enforced: a value outside
 // them can match no ETag, which is already what it gets (412 for If-Match, a full reply otherwise).
-const conditionalHeader = (description: string) =>
+export const conditionalHeader = (description: string) =>
   z
     .string()
     .optional()
@@ -103,25 +85,8 @@ const listCreateViewRoutes = routesBase
       },
     }),
     async (c) => {
-      const query = c.req.valid('query');
-      const { endding_before: misspelt, ending_before: spelt } = query;
-      if (misspelt !== undefined && spelt !== undefined && misspelt !== spelt) {
-        throw new ApiError('invalid_query', 'endding_before and ending_before are the same parameter; give one', {
-          errors: [{ path: 'ending_before', message: 'conflicts with endding_before' }],
-        });
-      }
-      const endingBefore = misspelt ?? spelt;
-      if (query.starting_after !== undefined && endingBefore !== undefined) {
-        throw new ApiError('invalid_query', 'Give starting_after or endding_before, not both', {
-          errors: [{ path: 'starting_after', message: 'cannot be combined with endding_before' }],
-        });
-      }
       const key = c.get('key');
-      const page = await listScenarios(c.get('db'), key, {
-        limit: query.limit === undefined ? 10 : Number(query.limit),
-        startingAfter: query.starting_after === undefined ? undefined : Number(query.starting_after),
-        endingBefore: endingBefore === undefined ? undefined : Number(endingBefore),
-      });
+      const page = await listScenarios(c.get('db'), key, toPageRequest(c.req.valid('query')));
       c.set('caller', page.caller);
       const retention = parseRetentionDays(c.env.SCENARIO_RETENTION_DAYS);
       return c.json({ data: page.rows.map((row) => toListItem(row, expiredAt(row.updatedAt, retention, key.now))), has_more: page.hasMore }, 200);
@@ -236,7 +201,7 @@ const saveHandler = async (c: Context<AppEnv>, body: z.infer<typeof SaveScenario
   const token = String(body.token);
   const condition = ifMatch === undefined ? undefined : parseIfMatch(ifMatch);
   const versions = condition && !condition.any ? condition.versions : undefined;
-  const saved = await saveScenario(c.get('db'), c.get('key'), token, dataOf(body), newEventId(), versions);
+  const saved = await saveScenario(c.get('db'), c.get('key'), token, dataOf(body), newEventId(), versions, parseRevisionsKept(c.env.SCENARIO_REVISIONS_KEPT));
   c.set('caller', saved.caller);
   const url = await chartUrl(c, token);
   return { body: toDetailResponse(saved.scenario, saved.stored, url, 'Scenario saved'), etag: etagFor(saved.scenario.version) };

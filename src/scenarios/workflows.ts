@@ -8,9 +8,10 @@
 // again, whose writes are skipped once the event exists, and the event read back tells the retry
 // what its first try did, so the answer is the one the first try would have given, even if other
 // requests changed the scenario in between.
-import { judgeKey, type Caller } from '../auth/key-check.ts';
-import { keyStatements, toKeyState, type KeyAccess, type KeyCheck } from '../db/api-keys.ts';
-import { runBatch } from '../db/execute.ts';
+import type { Caller } from '../auth/key-check.ts';
+import { withKey } from '../auth/with-key.ts';
+import type { KeyCheck } from '../db/api-keys.ts';
+import { DEFAULT_REVISIONS_KEPT, deleteRevisions, pruneRevisions, recordRevision } from '../db/revisions.ts';
 import type { Scenario } from '../db/schema.ts';
 import {
   claimIdempotencyKey,
@@ -34,6 +35,7 @@ import {
 } from '../db/scenarios.ts';
 import type { RawRow, Session } from '../db/statement.ts';
 import { etagFor } from '../http/conditional.ts';
+import type { PageRequest } from '../http/pagination.ts';
 import { ApiError } from '../http/problem.ts';
 import { stateIdOf, toStoredData, type StoredScenarioData } from './data.ts';
 import { toDetailResponse, type ScenarioDetailResponse } from './forms.ts';
@@ -44,27 +46,12 @@ const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** A new token is drawn when one is taken (odds of 1 in 10^14 per scenario); more is a bug. */
 const TOKEN_DRAWS = 3;
 
-/** Runs `statements` after the address's throttle and the key's row, and judges the key; the statements' rows follow. */
-async function withKey(session: Session, key: KeyCheck, access: KeyAccess, statements: D1PreparedStatement[]) {
-  const [throttleRows, keyRows, ...results] = await runBatch(session, [...keyStatements(session, key), ...statements]);
-  const caller = judgeKey(toKeyState(throttleRows, keyRows), access, key.now);
-  return { caller, results: results as RawRow[][] };
-}
-
 /** The id of one request's change: its event's id, the same on every retry of the request. */
 export function newEventId(): string {
   return `evt_${crypto.randomUUID().replaceAll('-', '')}`;
 }
 
-const notFound = (caller: Caller) => new ApiError('not_found', 'No scenario with that token', { caller });
-
-export interface PageRequest {
-  limit: number;
-  /** Items older than this id (the next page, newest first). */
-  startingAfter?: number | undefined;
-  /** Items newer than this id (the previous page). */
-  endingBefore?: number | undefined;
-}
+export const notFound = (caller: Caller) => new ApiError('not_found', 'No scenario with that token', { caller });
 
 /** A page of the caller's scenarios, newest first, and whether more lie in the direction of travel. */
 export async function listScenarios(session: Session, key: KeyCheck, page: PageRequest) {
@@ -135,10 +122,12 @@ export async function createScenario(
       const { caller, results } = await withKey(session, key, 'write', [
         insertScenario(session, values),
         recordCreated(session, values),
+        recordRevision(session, values),
         eventById(session, values),
       ]);
       // The event says created (now or on an earlier try); without it the token was taken.
-      if (results[2]?.[0]) return createdOutcome(caller, results[2][0], input, token, body, now);
+      const event = results[3]?.[0];
+      if (event) return createdOutcome(caller, event, input, token, body, now);
       if (draw >= TOKEN_DRAWS) throw new Error('could not draw a free scenario token');
       continue;
     }
@@ -148,11 +137,13 @@ export async function createScenario(
       claimIdempotencyKey(session, claim),
       insertClaimedScenario(session, claim),
       recordCreated(session, claim),
+      recordRevision(session, claim),
       idempotencyRecordByKey(session, { ...key, idempotencyKey: idempotency.key }),
       eventById(session, claim),
     ]);
-    if (results[4]?.[0]) return createdOutcome(caller, results[4][0], input, token, body, now);
-    const recordRow = results[3]?.[0];
+    const event = results[5]?.[0];
+    if (event) return createdOutcome(caller, event, input, token, body, now);
+    const recordRow = results[4]?.[0];
     if (!recordRow) {
       // The key is live (judged above), so the claim was skipped for a taken token: draw again.
       if (draw >= TOKEN_DRAWS) throw new Error('could not draw a free scenario token');
@@ -175,7 +166,8 @@ export interface Saved {
 /**
  * POST /scenarios/save. `versions` (from If-Match; omitted for none or `*`) makes the version
  * check part of the UPDATE. The event and the row read back tell saved, 412 (the row is at another
- * version) and 404 (no row) apart in the same round trip.
+ * version) and 404 (no row) apart in the same round trip. The new version's revision, and the
+ * pruning of those older than the newest `revisionsKept`, go in the same batch.
  */
 export async function saveScenario(
   session: Session,
@@ -184,20 +176,23 @@ export async function saveScenario(
   input: ScenarioDataInput,
   eventId: string,
   versions?: number[],
+  revisionsKept: number = DEFAULT_REVISIONS_KEPT,
 ): Promise<Saved> {
   const stored = toStoredData(input, token);
-  const values = { ...key, token, stateId: stateIdOf(input), scenarioData: JSON.stringify(stored), eventId };
+  const values = { ...key, token, stateId: stateIdOf(input), scenarioData: JSON.stringify(stored), eventId, kept: revisionsKept };
   const update = versions ? saveScenarioIfVersion(session, { ...values, versions: JSON.stringify(versions) }) : saveStatement(session, values);
   const { caller, results } = await withKey(session, key, 'write', [
     update,
     recordSaved(session, values),
+    recordRevision(session, values),
+    pruneRevisions(session, values),
     scenarioByToken(session, values),
     eventById(session, values),
   ]);
-  const row = results[2]?.[0];
+  const row = results[4]?.[0];
   // Deleted since (or never there): whatever this request did, there is nothing to show.
   if (!row) throw notFound(caller);
-  const event = results[3]?.[0];
+  const event = results[5]?.[0];
   // Saved, now or on an earlier try: answer with what this save wrote and the version it made,
   // whatever came after it.
   if (event) {
@@ -205,24 +200,30 @@ export async function saveScenario(
     return { caller, scenario, stored };
   }
   // Not saved, and the row is there: its version is not one If-Match named.
-  throw new ApiError('precondition_failed', 'The scenario has changed since that ETag; fetch it again and reapply your change', {
-    headers: { ETag: etagFor(row.version as number) },
+  throw staleVersion(caller, row.version as number);
+}
+
+/** 412: the scenario is no longer at a version If-Match named; the current ETag comes with it. */
+export function staleVersion(caller: Caller, version: number): ApiError {
+  return new ApiError('precondition_failed', 'The scenario has changed since that ETag; fetch it again and reapply your change', {
+    headers: { ETag: etagFor(version) },
     caller,
   });
 }
 
 /**
- * DELETE /scenarios/{token}: the scenario and its stored create replies; the event recorded before
- * the row goes, read back, tells deleted from 404.
+ * DELETE /scenarios/{token}: the scenario, its revisions and its stored create replies; the event
+ * recorded before the row goes, read back, tells deleted from 404.
  */
 export async function deleteScenario(session: Session, key: KeyCheck, token: string, eventId: string): Promise<Caller> {
   const values = { ...key, token, eventId };
   const { caller, results } = await withKey(session, key, 'write', [
     recordDeleted(session, values),
+    deleteRevisions(session, values),
     deleteScenarioRow(session, values),
     deleteScenarioReplies(session, values),
     eventById(session, values),
   ]);
-  if (!results[3]?.[0]) throw notFound(caller);
+  if (!results[4]?.[0]) throw notFound(caller);
   return caller;
 }

@@ -1,0 +1,155 @@
+// A scenario's history: list its revisions, view one, restore one, diff two. Mounted under
+// /scenarios beside the scenario routes; each route is defined (createRoute) right above its handler.
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import { requireApiKey } from '../auth/bearer.ts';
+import { canSignCharts, signChartUrl } from '../chart/signing.ts';
+import { parseRevisionsKept } from '../db/revisions.ts';
+import type { AppEnv } from '../env.ts';
+import { etagFor, parseIfMatch } from '../http/conditional.ts';
+import { jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
+import { pageQuery, toPageRequest } from '../http/pagination.ts';
+import { noQueryParameters } from '../http/query.ts';
+import { validationHook } from '../http/validation.ts';
+import { ScenarioDetailResponseSchema, toDetailResponse } from '../scenarios/forms.ts';
+import { conditionalHeader, ScenarioToken } from '../scenarios/routes.ts';
+import { newEventId } from '../scenarios/workflows.ts';
+import { EXAMPLE_DIFF, EXAMPLE_REVISION, EXAMPLE_REVISION_LIST, exampleRestored } from './examples.ts';
+import { DiffResponseSchema, RevisionListSchema, RevisionResponseSchema, toRevisionForm } from './forms.ts';
+import { diffRevisions, listRevisions, restoreRevision, viewRevision } from './workflows.ts';
+
+const VERSION = /^[1-9][0-9]{0,15}$/;
+const base = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+/** The {version} path parameter: a version number as the ETag names it ("v2" is version 2). */
+const RevisionVersion = base.openAPIRegistry.registerParameter(
+  'RevisionVersion',
+  z
+    .string()
+    .regex(VERSION)
+    .openapi({ param: { name: 'version', in: 'path', description: 'A version number (the N of an ETag "vN")' }, maxLength: 16, example: '1' }),
+);
+const TokenParams = z.object({ token: ScenarioToken });
+const RevisionParams = z.object({ token: ScenarioToken, version: RevisionVersion });
+const versionQuery = (description: string) => z.string().regex(VERSION, 'must be a positive integer (a version number)').openapi({ description, maxLength: 16 });
+const DiffQuery = z.strictObject({
+  from: versionQuery('The version to diff from').openapi({ example: '1' }),
+  to: versionQuery('The version to diff to (default: the current one)').optional(),
+});
+
+export const revisionRoutes = base
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{token}/revisions',
+      operationId: 'listRevisions',
+      summary: "List a scenario's revisions",
+      description:
+        'Every version a create, save or restore stored, newest first (the newest SCENARIO_REVISIONS_KEPT, default 100, are kept), ' +
+        'keyset-paginated by version like the scenario list. Read keys may list.',
+      tags: ['Revisions'],
+      middleware: [requireApiKey] as const,
+      request: { params: TokenParams, query: pageQuery('version', 'a version number', '3') },
+      responses: {
+        200: { description: 'A page of revisions', headers: successHeaders('api-key'), content: jsonContent(RevisionListSchema, EXAMPLE_REVISION_LIST) },
+        ...problemResponses('api-key', 'not_found'),
+      },
+    }),
+    async (c) => {
+      const { token } = c.req.valid('param');
+      const page = await listRevisions(c.get('db'), c.get('key'), token, toPageRequest(c.req.valid('query')));
+      c.set('caller', page.caller);
+      return c.json({ data: page.rows.map((row) => toRevisionForm(row, token)), has_more: page.hasMore }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{token}/revisions/{version}',
+      operationId: 'viewRevision',
+      summary: 'View a revision',
+      description: 'One version of the scenario as that change stored it; a version never made, or pruned, is 404.',
+      tags: ['Revisions'],
+      middleware: [requireApiKey, noQueryParameters] as const,
+      request: { params: RevisionParams },
+      responses: {
+        200: { description: 'The revision', headers: successHeaders('api-key'), content: jsonContent(RevisionResponseSchema, EXAMPLE_REVISION) },
+        ...problemResponses('api-key', 'not_found'),
+      },
+    }),
+    async (c) => {
+      const { token, version } = c.req.valid('param');
+      const { caller, revision } = await viewRevision(c.get('db'), c.get('key'), token, Number(version));
+      c.set('caller', caller);
+      return c.json({ data: { status: 'success' as const, message: 'Revision found' as const, revision: toRevisionForm(revision, token) } }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/{token}/revisions/{version}/restore',
+      operationId: 'restoreRevision',
+      summary: 'Restore a revision',
+      description:
+        "Saves that revision's data as the scenario's next version (it takes no body; one sent is ignored), recorded like a save. " +
+        'With If-Match, only if the scenario is still that version (else 412, with the current ETag). Needs a read_write key.',
+      tags: ['Revisions'],
+      middleware: [requireApiKey, noQueryParameters, canSignCharts] as const,
+      request: {
+        params: RevisionParams,
+        headers: z.object({ 'if-match': conditionalHeader('The ETag the restore is based on (e.g. "v3"), or * for "if it exists"') }),
+      },
+      responses: {
+        200: {
+          description: 'Restored: the scenario at its new version',
+          headers: successHeaders('api-key', 'ETag'),
+          content: jsonContent(ScenarioDetailResponseSchema, exampleRestored()),
+        },
+        ...problemResponses('api-key', 'forbidden', 'not_found', 'precondition_failed'),
+      },
+    }),
+    async (c) => {
+      const { token, version } = c.req.valid('param');
+      const ifMatch = c.req.valid('header')['if-match'];
+      const condition = ifMatch === undefined ? undefined : parseIfMatch(ifMatch);
+      const key = c.get('key');
+      const restored = await restoreRevision(
+        c.get('db'),
+        key,
+        token,
+        Number(version),
+        newEventId(),
+        condition && !condition.any ? condition.versions : undefined,
+        parseRevisionsKept(c.env.SCENARIO_REVISIONS_KEPT),
+      );
+      c.set('caller', restored.caller);
+      const chartUrl = await signChartUrl(c.env, new URL(c.req.url).origin, restored.caller.accountId, token, key.now);
+      const body = toDetailResponse(restored.scenario, restored.scenario.scenarioData, chartUrl, 'Scenario restored');
+      return c.json(body, 200, { ETag: etagFor(restored.scenario.version) });
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{token}/diff',
+      operationId: 'diffRevisions',
+      summary: 'Diff two versions',
+      description:
+        "An RFC 6902 JSON Patch that turns version `from`'s scenario_data into version `to`'s (default: the current version); " +
+        'paths are RFC 6901 pointers. Either version unknown or pruned is 404.',
+      tags: ['Revisions'],
+      middleware: [requireApiKey] as const,
+      request: { params: TokenParams, query: DiffQuery },
+      responses: {
+        200: { description: 'The patch', headers: successHeaders('api-key'), content: jsonContent(DiffResponseSchema, EXAMPLE_DIFF) },
+        ...problemResponses('api-key', 'not_found'),
+      },
+    }),
+    async (c) => {
+      const { token } = c.req.valid('param');
+      const query = c.req.valid('query');
+      const diff = await diffRevisions(c.get('db'), c.get('key'), token, Number(query.from), query.to === undefined ? undefined : Number(query.to));
+      c.set('caller', diff.caller);
+      return c.json({ data: { from: diff.from, to: diff.to, patch: diff.patch } }, 200);
+    },
+  );
+
