@@ -136,6 +136,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/scenarios/{token}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a scenario's revisions
+         * @description Every version a create, save or restore stored, newest first (the newest SCENARIO_REVISIONS_KEPT, default 100, are kept), keyset-paginated by version like the scenario list. Read keys may list.
+         */
+        get: operations["listRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/scenarios/{token}/revisions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * View a revision
+         * @description One version of the scenario as that change stored it; a version never made, or pruned, is 404.
+         */
+        get: operations["viewRevision"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/scenarios/{token}/revisions/{version}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a revision
+         * @description Saves that revision's data as the scenario's next version (it takes no body; one sent is ignored), recorded like a save. With If-Match, only if the scenario is still that version (else 412, with the current ETag). Needs a read_write key.
+         */
+        post: operations["restoreRevision"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/scenarios/{token}/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Diff two versions
+         * @description An RFC 6902 JSON Patch that turns version `from`'s scenario_data into version `to`'s (default: the current version); paths are RFC 6901 pointers. Either version unknown or pruned is 404.
+         */
+        get: operations["diffRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/accounts": {
         parameters: {
             query?: never;
@@ -237,6 +317,8 @@ export interface components {
         };
         /** @example 482913075561204 */
         ScenarioToken: string;
+        /** @example 1 */
+        RevisionVersion: string;
         Account: {
             /** @example Acme Benefits Lab */
             name: string;
@@ -432,7 +514,7 @@ export interface components {
                 /** @enum {string} */
                 status: "success";
                 /** @enum {string} */
-                message: "Scenario found" | "Scenario created" | "Scenario saved";
+                message: "Scenario found" | "Scenario created" | "Scenario saved" | "Scenario restored";
                 scenario: components["schemas"]["ScenarioDetail"];
             };
         };
@@ -642,6 +724,81 @@ export interface components {
                 message: "Scenario deleted";
             };
         };
+        RevisionList: {
+            /** @description Newest first; at most `limit` items */
+            data: components["schemas"]["Revision"][];
+            /** @description Whether more revisions follow in the direction of paging */
+            has_more: boolean;
+        };
+        Revision: {
+            /**
+             * Format: int64
+             * @description The version this revision is; its ETag is "v<version>"
+             * @example 2
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @description When the change that made this version happened
+             * @example 2026-11-21T08:14:03.512000Z
+             */
+            created_at: string;
+            state: {
+                /**
+                 * Format: int32
+                 * @description FIPS code of the state
+                 * @example 36
+                 */
+                id: number;
+                /**
+                 * @example New York
+                 * @enum {string}
+                 */
+                name: "Alabama" | "Alaska" | "Arizona" | "Arkansas" | "California" | "Colorado" | "Connecticut" | "Delaware" | "District of Columbia" | "Florida" | "Georgia" | "Hawaii" | "Idaho" | "Illinois" | "Indiana" | "Iowa" | "Kansas" | "Kentucky" | "Louisiana" | "Maine" | "Maryland" | "Massachusetts" | "Michigan" | "Minnesota" | "Mississippi" | "Missouri" | "Montana" | "Nebraska" | "Nevada" | "New Hampshire" | "New Jersey" | "New Mexico" | "New York" | "North Carolina" | "North Dakota" | "Ohio" | "Oklahoma" | "Oregon" | "Pennsylvania" | "Rhode Island" | "South Carolina" | "South Dakota" | "Tennessee" | "Texas" | "Utah" | "Vermont" | "Virginia" | "Washington" | "West Virginia" | "Wisconsin" | "Wyoming";
+            };
+            scenario_data: components["schemas"]["ScenarioDataDetailForm"];
+        };
+        RevisionResponse: {
+            data: {
+                /** @enum {string} */
+                status: "success";
+                /** @enum {string} */
+                message: "Revision found";
+                revision: components["schemas"]["Revision"];
+            };
+        };
+        Diff: {
+            data: {
+                /**
+                 * Format: int64
+                 * @description The version this revision is; its ETag is "v<version>"
+                 * @example 2
+                 */
+                from: number;
+                /**
+                 * Format: int64
+                 * @description The version this revision is; its ETag is "v<version>"
+                 * @example 2
+                 */
+                to: number;
+                /** @description An RFC 6902 JSON Patch that turns from's scenario_data into to's */
+                patch: components["schemas"]["PatchOperation"][];
+            };
+        };
+        PatchOperation: {
+            /** @enum {string} */
+            op: "add" | "remove" | "replace";
+            /**
+             * @description An RFC 6901 JSON Pointer into scenario_data
+             * @example /adult/0/wage_rate
+             */
+            path: string;
+            /**
+             * @description The new value (add, replace)
+             * @example 24.00
+             */
+            value?: unknown;
+        };
         AdminAccount: {
             /**
              * Format: int64
@@ -773,6 +930,8 @@ export interface components {
     parameters: {
         /** @description The scenario token: 15 digits, no leading zero */
         ScenarioToken: components["schemas"]["ScenarioToken"];
+        /** @description A version number (the N of an ETag "vN") */
+        RevisionVersion: components["schemas"]["RevisionVersion"];
     };
     requestBodies: never;
     headers: {
@@ -2755,6 +2914,926 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (code: not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable (code: unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listRevisions: {
+        parameters: {
+            query?: {
+                /** @description Page length, 1–100 (default 10) */
+                limit?: string;
+                /** @description Next page: items older than this version (the last item's version, e.g. 3) */
+                starting_after?: string;
+                /** @description Previous page: items newer than this version (the first item's version; spelled as in the spec) */
+                endding_before?: string;
+                /** @description Same as endding_before */
+                ending_before?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The scenario token: 15 digits, no leading zero */
+                token: components["parameters"]["ScenarioToken"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of revisions */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "version": 2,
+                     *           "created_at": "2026-11-21T09:14:03.512000Z",
+                     *           "state": {
+                     *             "id": 36,
+                     *             "name": "New York"
+                     *           },
+                     *           "scenario_data": {
+                     *             "year": 2027,
+                     *             "adult": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "age": 36,
+                     *                 "nickname": "Parent A",
+                     *                 "wage_rate": "22.50",
+                     *                 "yes_or_no": 1,
+                     *                 "adult_type": 1,
+                     *                 "is_married": 1,
+                     *                 "is_veteran": 0,
+                     *                 "unemp_comp": "0",
+                     *                 "is_pregnant": 0,
+                     *                 "monthly_ssi": "0",
+                     *                 "child_support": "0",
+                     *                 "other_unearned": "0",
+                     *                 "monthly_disability": "0",
+                     *                 "soc_sec_retirement": "0",
+                     *                 "same_snap_household": 1,
+                     *                 "work_hours_per_week": "40",
+                     *                 "is_spouse_in_household": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "training_hours_per_week": "0",
+                     *                 "aged_or_disability_income": 0
+                     *               },
+                     *               {
+                     *                 "id": 2,
+                     *                 "age": 34,
+                     *                 "nickname": "Parent B",
+                     *                 "wage_rate": "16.00",
+                     *                 "yes_or_no": 1,
+                     *                 "adult_type": 1,
+                     *                 "is_married": 1,
+                     *                 "is_veteran": 0,
+                     *                 "unemp_comp": "0",
+                     *                 "is_pregnant": 0,
+                     *                 "monthly_ssi": "0",
+                     *                 "child_support": "0",
+                     *                 "other_unearned": "0",
+                     *                 "monthly_disability": "0",
+                     *                 "soc_sec_retirement": "0",
+                     *                 "same_snap_household": 1,
+                     *                 "work_hours_per_week": "20",
+                     *                 "is_spouse_in_household": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "training_hours_per_week": "6",
+                     *                 "aged_or_disability_income": 0
+                     *               }
+                     *             ],
+                     *             "child": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "age": 7,
+                     *                 "sex": 1,
+                     *                 "caretaker": 1,
+                     *                 "in_school": 1,
+                     *                 "yes_or_no": 1,
+                     *                 "is_disabled": 0,
+                     *                 "cc_rate_category": 2,
+                     *                 "ssi_income_amount": "0",
+                     *                 "child_care_setting": 1,
+                     *                 "relation_to_caretaker": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "purchase_and_prepare_meals_together": 1
+                     *               },
+                     *               {
+                     *                 "id": 2,
+                     *                 "age": 3,
+                     *                 "sex": 2,
+                     *                 "caretaker": 1,
+                     *                 "in_school": 0,
+                     *                 "yes_or_no": 1,
+                     *                 "is_disabled": 0,
+                     *                 "cc_rate_category": 1,
+                     *                 "ssi_income_amount": "0",
+                     *                 "child_care_setting": 2,
+                     *                 "relation_to_caretaker": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "purchase_and_prepare_meals_together": 1
+                     *               }
+                     *             ],
+                     *             "state": 36,
+                     *             "token": 482913075561204,
+                     *             "programs": [
+                     *               "snap",
+                     *               "eitc",
+                     *               "ctc",
+                     *               "child_care",
+                     *               "medic_aid"
+                     *             ],
+                     *             "sub_division": 5
+                     *           }
+                     *         },
+                     *         {
+                     *           "version": 1,
+                     *           "created_at": "2026-11-21T08:14:03.512000Z",
+                     *           "state": {
+                     *             "id": 36,
+                     *             "name": "New York"
+                     *           },
+                     *           "scenario_data": {
+                     *             "year": 2026,
+                     *             "adult": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "age": 36,
+                     *                 "nickname": "Parent A",
+                     *                 "wage_rate": "22.50",
+                     *                 "yes_or_no": 1,
+                     *                 "adult_type": 1,
+                     *                 "is_married": 1,
+                     *                 "is_veteran": 0,
+                     *                 "unemp_comp": "0",
+                     *                 "is_pregnant": 0,
+                     *                 "monthly_ssi": "0",
+                     *                 "child_support": "0",
+                     *                 "other_unearned": "0",
+                     *                 "monthly_disability": "0",
+                     *                 "soc_sec_retirement": "0",
+                     *                 "same_snap_household": 1,
+                     *                 "work_hours_per_week": "40",
+                     *                 "is_spouse_in_household": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "training_hours_per_week": "0",
+                     *                 "aged_or_disability_income": 0
+                     *               },
+                     *               {
+                     *                 "id": 2,
+                     *                 "age": 34,
+                     *                 "nickname": "Parent B",
+                     *                 "wage_rate": "16.00",
+                     *                 "yes_or_no": 1,
+                     *                 "adult_type": 1,
+                     *                 "is_married": 1,
+                     *                 "is_veteran": 0,
+                     *                 "unemp_comp": "0",
+                     *                 "is_pregnant": 0,
+                     *                 "monthly_ssi": "0",
+                     *                 "child_support": "0",
+                     *                 "other_unearned": "0",
+                     *                 "monthly_disability": "0",
+                     *                 "soc_sec_retirement": "0",
+                     *                 "same_snap_household": 1,
+                     *                 "work_hours_per_week": "20",
+                     *                 "is_spouse_in_household": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "training_hours_per_week": "6",
+                     *                 "aged_or_disability_income": 0
+                     *               }
+                     *             ],
+                     *             "child": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "age": 7,
+                     *                 "sex": 1,
+                     *                 "caretaker": 1,
+                     *                 "in_school": 1,
+                     *                 "yes_or_no": 1,
+                     *                 "is_disabled": 0,
+                     *                 "cc_rate_category": 2,
+                     *                 "ssi_income_amount": "0",
+                     *                 "child_care_setting": 1,
+                     *                 "relation_to_caretaker": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "purchase_and_prepare_meals_together": 1
+                     *               },
+                     *               {
+                     *                 "id": 2,
+                     *                 "age": 3,
+                     *                 "sex": 2,
+                     *                 "caretaker": 1,
+                     *                 "in_school": 0,
+                     *                 "yes_or_no": 1,
+                     *                 "is_disabled": 0,
+                     *                 "cc_rate_category": 1,
+                     *                 "ssi_income_amount": "0",
+                     *                 "child_care_setting": 2,
+                     *                 "relation_to_caretaker": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "purchase_and_prepare_meals_together": 1
+                     *               }
+                     *             ],
+                     *             "state": 36,
+                     *             "token": 482913075561204,
+                     *             "programs": [
+                     *               "snap",
+                     *               "eitc",
+                     *               "ctc",
+                     *               "child_care",
+                     *               "medic_aid"
+                     *             ],
+                     *             "sub_division": 5
+                     *           }
+                     *         }
+                     *       ],
+                     *       "has_more": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RevisionList"];
+                };
+            };
+            /** @description Bad request (code: invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid credentials (code: unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (code: not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable (code: unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    viewRevision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The scenario token: 15 digits, no leading zero */
+                token: components["parameters"]["ScenarioToken"];
+                /** @description A version number (the N of an ETag "vN") */
+                version: components["parameters"]["RevisionVersion"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revision */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "status": "success",
+                     *         "message": "Revision found",
+                     *         "revision": {
+                     *           "version": 1,
+                     *           "created_at": "2026-11-21T08:14:03.512000Z",
+                     *           "state": {
+                     *             "id": 36,
+                     *             "name": "New York"
+                     *           },
+                     *           "scenario_data": {
+                     *             "year": 2026,
+                     *             "adult": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "age": 36,
+                     *                 "nickname": "Parent A",
+                     *                 "wage_rate": "22.50",
+                     *                 "yes_or_no": 1,
+                     *                 "adult_type": 1,
+                     *                 "is_married": 1,
+                     *                 "is_veteran": 0,
+                     *                 "unemp_comp": "0",
+                     *                 "is_pregnant": 0,
+                     *                 "monthly_ssi": "0",
+                     *                 "child_support": "0",
+                     *                 "other_unearned": "0",
+                     *                 "monthly_disability": "0",
+                     *                 "soc_sec_retirement": "0",
+                     *                 "same_snap_household": 1,
+                     *                 "work_hours_per_week": "40",
+                     *                 "is_spouse_in_household": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "training_hours_per_week": "0",
+                     *                 "aged_or_disability_income": 0
+                     *               },
+                     *               {
+                     *                 "id": 2,
+                     *                 "age": 34,
+                     *                 "nickname": "Parent B",
+                     *                 "wage_rate": "16.00",
+                     *                 "yes_or_no": 1,
+                     *                 "adult_type": 1,
+                     *                 "is_married": 1,
+                     *                 "is_veteran": 0,
+                     *                 "unemp_comp": "0",
+                     *                 "is_pregnant": 0,
+                     *                 "monthly_ssi": "0",
+                     *                 "child_support": "0",
+                     *                 "other_unearned": "0",
+                     *                 "monthly_disability": "0",
+                     *                 "soc_sec_retirement": "0",
+                     *                 "same_snap_household": 1,
+                     *                 "work_hours_per_week": "20",
+                     *                 "is_spouse_in_household": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "training_hours_per_week": "6",
+                     *                 "aged_or_disability_income": 0
+                     *               }
+                     *             ],
+                     *             "child": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "age": 7,
+                     *                 "sex": 1,
+                     *                 "caretaker": 1,
+                     *                 "in_school": 1,
+                     *                 "yes_or_no": 1,
+                     *                 "is_disabled": 0,
+                     *                 "cc_rate_category": 2,
+                     *                 "ssi_income_amount": "0",
+                     *                 "child_care_setting": 1,
+                     *                 "relation_to_caretaker": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "purchase_and_prepare_meals_together": 1
+                     *               },
+                     *               {
+                     *                 "id": 2,
+                     *                 "age": 3,
+                     *                 "sex": 2,
+                     *                 "caretaker": 1,
+                     *                 "in_school": 0,
+                     *                 "yes_or_no": 1,
+                     *                 "is_disabled": 0,
+                     *                 "cc_rate_category": 1,
+                     *                 "ssi_income_amount": "0",
+                     *                 "child_care_setting": 2,
+                     *                 "relation_to_caretaker": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "purchase_and_prepare_meals_together": 1
+                     *               }
+                     *             ],
+                     *             "state": 36,
+                     *             "token": 482913075561204,
+                     *             "programs": [
+                     *               "snap",
+                     *               "eitc",
+                     *               "ctc",
+                     *               "child_care",
+                     *               "medic_aid"
+                     *             ],
+                     *             "sub_division": 5
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RevisionResponse"];
+                };
+            };
+            /** @description Bad request (code: invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid credentials (code: unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (code: not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable (code: unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    restoreRevision: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the restore is based on (e.g. "v3"), or * for "if it exists" */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description The scenario token: 15 digits, no leading zero */
+                token: components["parameters"]["ScenarioToken"];
+                /** @description A version number (the N of an ETag "vN") */
+                version: components["parameters"]["RevisionVersion"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Restored: the scenario at its new version */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "status": "success",
+                     *         "message": "Scenario restored",
+                     *         "scenario": {
+                     *           "token": "482913075561204",
+                     *           "scenario_data": {
+                     *             "year": 2026,
+                     *             "adult": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "age": 36,
+                     *                 "nickname": "Parent A",
+                     *                 "wage_rate": "22.50",
+                     *                 "yes_or_no": 1,
+                     *                 "adult_type": 1,
+                     *                 "is_married": 1,
+                     *                 "is_veteran": 0,
+                     *                 "unemp_comp": "0",
+                     *                 "is_pregnant": 0,
+                     *                 "monthly_ssi": "0",
+                     *                 "child_support": "0",
+                     *                 "other_unearned": "0",
+                     *                 "monthly_disability": "0",
+                     *                 "soc_sec_retirement": "0",
+                     *                 "same_snap_household": 1,
+                     *                 "work_hours_per_week": "40",
+                     *                 "is_spouse_in_household": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "training_hours_per_week": "0",
+                     *                 "aged_or_disability_income": 0
+                     *               },
+                     *               {
+                     *                 "id": 2,
+                     *                 "age": 34,
+                     *                 "nickname": "Parent B",
+                     *                 "wage_rate": "16.00",
+                     *                 "yes_or_no": 1,
+                     *                 "adult_type": 1,
+                     *                 "is_married": 1,
+                     *                 "is_veteran": 0,
+                     *                 "unemp_comp": "0",
+                     *                 "is_pregnant": 0,
+                     *                 "monthly_ssi": "0",
+                     *                 "child_support": "0",
+                     *                 "other_unearned": "0",
+                     *                 "monthly_disability": "0",
+                     *                 "soc_sec_retirement": "0",
+                     *                 "same_snap_household": 1,
+                     *                 "work_hours_per_week": "20",
+                     *                 "is_spouse_in_household": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "training_hours_per_week": "6",
+                     *                 "aged_or_disability_income": 0
+                     *               }
+                     *             ],
+                     *             "child": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "age": 7,
+                     *                 "sex": 1,
+                     *                 "caretaker": 1,
+                     *                 "in_school": 1,
+                     *                 "yes_or_no": 1,
+                     *                 "is_disabled": 0,
+                     *                 "cc_rate_category": 2,
+                     *                 "ssi_income_amount": "0",
+                     *                 "child_care_setting": 1,
+                     *                 "relation_to_caretaker": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "purchase_and_prepare_meals_together": 1
+                     *               },
+                     *               {
+                     *                 "id": 2,
+                     *                 "age": 3,
+                     *                 "sex": 2,
+                     *                 "caretaker": 1,
+                     *                 "in_school": 0,
+                     *                 "yes_or_no": 1,
+                     *                 "is_disabled": 0,
+                     *                 "cc_rate_category": 1,
+                     *                 "ssi_income_amount": "0",
+                     *                 "child_care_setting": 2,
+                     *                 "relation_to_caretaker": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "purchase_and_prepare_meals_together": 1
+                     *               }
+                     *             ],
+                     *             "state": 36,
+                     *             "token": 482913075561204,
+                     *             "programs": [
+                     *               "snap",
+                     *               "eitc",
+                     *               "ctc",
+                     *               "child_care",
+                     *               "medic_aid"
+                     *             ],
+                     *             "sub_division": 5
+                     *           },
+                     *           "chart_img": "https://scenario-service.example.workers.dev/scenarios/482913075561204/chart.svg?exp=1795252443&sig=7.Yk3p0qF8m2c9RZJdV1wQe4sTtA6hLbN0uXyG5oKjP_s",
+                     *           "created_at": "2026-11-21T08:14:03.512000Z",
+                     *           "state": {
+                     *             "id": 36,
+                     *             "name": "New York"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScenarioDetailResponse"];
+                };
+            };
+            /** @description Bad request (code: invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid credentials (code: unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed (code: forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (code: not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Precondition failed (code: precondition_failed) */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable (code: unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    diffRevisions: {
+        parameters: {
+            query: {
+                /** @description The version to diff from */
+                from: string;
+                /** @description The version to diff to (default: the current one) */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The scenario token: 15 digits, no leading zero */
+                token: components["parameters"]["ScenarioToken"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The patch */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "from": 1,
+                     *         "to": 2,
+                     *         "patch": [
+                     *           {
+                     *             "op": "replace",
+                     *             "path": "/year",
+                     *             "value": 2027
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Diff"];
+                };
+            };
+            /** @description Bad request (code: invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid credentials (code: unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };

@@ -48,7 +48,7 @@ describe('the OpenAPI document lists exactly what the app serves', () => {
     const documented = operations.map((o) => `${o.method} ${o.path}`).sort();
     expect(documented).toEqual(servedRoutes());
     expect(documentedOperations().sort()).toEqual(documented);
-    expect(documented).toHaveLength(13);
+    expect(documented).toHaveLength(17);
   });
 
   it('names every operation with a unique camelCase operationId', () => {
@@ -63,6 +63,10 @@ describe('the OpenAPI document lists exactly what the app serves', () => {
       'PUT /scenarios/save': 'saveScenarioPut',
       'DELETE /scenarios/{token}/delete': 'deleteScenario',
       'GET /scenarios/{token}/chart.svg': 'getChart',
+      'GET /scenarios/{token}/revisions': 'listRevisions',
+      'GET /scenarios/{token}/revisions/{version}': 'viewRevision',
+      'POST /scenarios/{token}/revisions/{version}/restore': 'restoreRevision',
+      'GET /scenarios/{token}/diff': 'diffRevisions',
       'POST /admin/accounts': 'createAccount',
       'POST /admin/accounts/{id}/keys': 'createApiKey',
       'GET /admin/accounts/{id}/keys': 'listApiKeys',
@@ -71,7 +75,7 @@ describe('the OpenAPI document lists exactly what the app serves', () => {
     for (const id of Object.values(ids)) expect(id).toMatch(/^[a-z][A-Za-z]*$/);
   });
 
-  it('writes path parameters as {token} (and {id}), each declared as a path parameter', () => {
+  it('writes path parameters as {token} (and {id}, {version}), each declared as a path parameter', () => {
     for (const { method, path, operation } of operations) {
       expect(path, `${method} ${path}`).not.toMatch(/:/);
       const inPath = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
@@ -80,7 +84,8 @@ describe('the OpenAPI document lists exactly what the app serves', () => {
         .filter((p) => p?.in === 'path')
         .map((p) => p?.name);
       expect(declared.sort(), `${method} ${path}`).toEqual(inPath.sort());
-      if (path.startsWith('/scenarios/{')) expect(inPath, `${method} ${path}`).toEqual(['token']);
+      if (path.startsWith('/scenarios/{')) expect(inPath[0], `${method} ${path}`).toBe('token');
+      if (path.includes('/revisions/')) expect(inPath, `${method} ${path}`).toEqual(['token', 'version']);
     }
     expect(doc.components.parameters.ScenarioToken).toMatchObject({ name: 'token', in: 'path', required: true });
   });

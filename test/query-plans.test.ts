@@ -12,6 +12,7 @@ import { isThrottled } from '../src/db/auth-throttles.ts';
 import { findScenarioOfAccount, prune } from '../src/db/scenarios.ts';
 import type { Session } from '../src/db/statement.ts';
 import { ScenarioDataInputSchema } from '../src/scenarios/schema.ts';
+import { diffRevisions, listRevisions, restoreRevision, viewRevision } from '../src/revisions/workflows.ts';
 import { createScenario, deleteScenario, listScenarios, newEventId, saveScenario, viewScenario } from '../src/scenarios/workflows.ts';
 import { scenarioData, uniqueEmail } from './helpers/api.ts';
 import { observedD1, type BoundStatement } from './helpers/observed-d1.ts';
@@ -87,10 +88,12 @@ const TOKEN_INDEX = 'USING INDEX scenarios_token_unique (token=?)';
 const EVENT_ID_INDEX = 'events_id_unique (id=?)';
 
 /**
- * The event of a create or save, copied from the row this request's write stamped with its event
- * id (`change_id`): the key was checked by that write, so this statement does not check it again.
+ * The event and the revision of a create, save or restore, copied from the row this request's
+ * write stamped with its event id (`change_id`): the key was checked by that write, so these
+ * statements do not check it again.
  */
-const isEventFromStampedRow = (plan: Plan) => /^insert into "events"/.test(plan.sql) && plan.sql.includes('"change_id" = ?');
+const isEventFromStampedRow = (plan: Plan) => /^insert into "(events|scenario_revisions)"/.test(plan.sql) && plan.sql.includes('"change_id" = ?');
+const REVISION_KEY = 'sqlite_autoindex_scenario_revisions_1 (scenario_id=?';
 
 /** Statements skipped once this request's event exists ask for it by id. */
 const asksForEvent = (plan: Plan) => /exists \(select 1 from "events" where "events"\."id" = \?\)/.test(plan.sql);
@@ -170,18 +173,43 @@ describe('query plans of the hot path', () => {
     expectIndexed([...byToken, ...deletes]);
     expectThrottleIndexed(deletes);
     expectEachUses(keyed([...byToken, ...deletes]).filter((p) => !isEventFromStampedRow(p)), KEY_INDEX);
-    // Each save: the throttle and key rows, the update, its event, the row and the event read back.
-    expect(byToken).toHaveLength(3 + 6 + 6);
+    // Each save: the throttle and key rows, the update, its event, its revision, the pruning of old
+    // revisions, the row and the event read back.
+    expect(byToken).toHaveLength(3 + 8 + 8);
     expectEachUses(keyed(byToken).filter((p) => !isKeyRow(p) && !/^select "events"/.test(p.sql)), TOKEN_INDEX);
-    expect(byToken.filter(isEventFromStampedRow)).toHaveLength(2);
+    expect(byToken.filter(isEventFromStampedRow)).toHaveLength(4);
+    expectEachUses(byToken.filter((p) => /^delete from "scenario_revisions"/.test(p.sql)), `${REVISION_KEY} AND version<?)`);
     // Both updates skip once the event exists; both saves read their event back.
     expectEventLookupsIndexed(byToken, 4);
-    // The delete: the event (copied from the row before it goes), the row, the stored replies, the event read back.
-    expect(deletes).toHaveLength(6);
+    // The delete: the event (copied from the row before it goes), the revisions, the row, the stored
+    // replies, the event read back.
+    expect(deletes).toHaveLength(7);
+    expectEachUses([planOf(deletes, /^delete from "scenario_revisions"/)], `${REVISION_KEY})`);
     expectEachUses([planOf(deletes, /^insert into "events"/), planOf(deletes, /^delete from "scenarios"/)], TOKEN_INDEX);
     expectEachUses([planOf(deletes, /^delete from "idempotency_records"/)], 'USING COVERING INDEX idempotency_records_scenario_idx (account_id=? AND scenario_token=?)');
     expectEventLookupsIndexed(deletes, 2);
     expectEachUses([planOf(deletes, /^insert into "events"/), planOf(deletes, /^select "events"/)], EVENT_ID_INDEX);
+  });
+
+  it('reads, restores and diffs history on the revisions primary key, whatever its length', async () => {
+    const { token } = await createScenario(env.DB, key, input, newEventId());
+    await saveScenario(env.DB, key, token, input, newEventId());
+    const reads = [
+      ...(await plansOf((s) => listRevisions(s, key, token, { limit: 10 }))),
+      ...(await plansOf((s) => listRevisions(s, key, token, { limit: 10, startingAfter: 2 }))),
+      ...(await plansOf((s) => listRevisions(s, key, token, { limit: 10, endingBefore: 1 }))),
+      ...(await plansOf((s) => viewRevision(s, key, token, 1))),
+      ...(await plansOf((s) => diffRevisions(s, key, token, 1))),
+    ];
+    const restore = await plansOf((s) => restoreRevision(s, key, token, 1, newEventId(), [2], 100));
+    expectIndexed([...reads, ...restore]);
+    expectEachUses(keyed(reads), KEY_INDEX);
+    const revisionReads = reads.filter((p) => /from "scenario_revisions"/.test(p.sql));
+    expect(revisionReads).toHaveLength(6);
+    expectEachUses(revisionReads, REVISION_KEY);
+    expectEachUses(revisionReads, TOKEN_INDEX);
+    expectEachUses(restore.filter((p) => /^update "scenarios"/.test(p.sql)), TOKEN_INDEX);
+    expectEachUses(restore.filter((p) => /^update "scenarios"/.test(p.sql)), REVISION_KEY);
   });
 
   it('creates, with and without an Idempotency-Key, without scanning', async () => {
@@ -191,8 +219,9 @@ describe('query plans of the hot path', () => {
     expectThrottleIndexed(plain);
     expectThrottleIndexed(idempotent);
     expectEachUses(keyed([...plain, ...idempotent]).filter((p) => !isEventFromStampedRow(p)), KEY_INDEX);
-    // The created event, copied from the row this request inserted, found by its token.
-    expectEachUses([planOf(plain, /^insert into "events"/), planOf(idempotent, /^insert into "events"/)], TOKEN_INDEX);
+    // The created event and revision, copied from the row this request inserted, found by its token.
+    expectEachUses([...plain, ...idempotent].filter(isEventFromStampedRow), TOKEN_INDEX);
+    expect([...plain, ...idempotent].filter(isEventFromStampedRow)).toHaveLength(4);
     // The inserts (and the claim of the key) skip once the event exists; the event is read back.
     expectEventLookupsIndexed(plain, 2);
     expectEventLookupsIndexed(idempotent, 3);

@@ -34,7 +34,7 @@ export const RevisionResponseSchema = z
 const PatchOperationSchema = z
   .strictObject({
     op: z.enum(['add', 'remove', 'replace']),
-    path: z.string().max(200).openapi({ description: 'An RFC 6901 JSON Pointer into scenario_data', example: '/adult/0/wage_rate' }),
+    path: z.string().max(200).regex(/^(\/([^~/]|~[01])*)*$/).openapi({ description: 'An RFC 6901 JSON Pointer into scenario_data', example: '/adult/0/wage_rate' }),
     value: z.unknown().optional().openapi({ description: 'The new value (add, replace)', example: '24.00' }),
   })
   .openapi('PatchOperation');
