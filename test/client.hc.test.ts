@@ -53,6 +53,34 @@ describe('typed client: hc<AppType>', () => {
     expect(me.email).toMatch(/@example\.com$/);
   });
 
+  it('lists, views, restores and diffs revisions', async () => {
+    const api = client(key);
+    const created = await api.scenarios.$post({ json: { scenarioData: household }, header: {} });
+    if (created.status !== 201) throw new Error(await created.text());
+    const token = (await created.json()).data.scenario.token;
+    await api.scenarios.save.$post({ json: { token, scenarioData: { ...household, year: 2027 } }, header: {} });
+    const history = api.scenarios[':token'];
+
+    const listed = await history.revisions.$get({ param: { token }, query: {} });
+    if (listed.status !== 200) throw new Error(await listed.text());
+    const page = await listed.json();
+    expectTypeOf(page.data[0]!.version).toEqualTypeOf<number>();
+    expect(page.data.map((r) => r.version)).toEqual([2, 1]);
+
+    const one = await history.revisions[':version'].$get({ param: { token, version: '1' } });
+    if (one.status !== 200) throw new Error(await one.text());
+    expect((await one.json()).data.revision.scenario_data.year).toBe(2026);
+
+    const diff = await history.diff.$get({ param: { token }, query: { from: '1', to: '2' } });
+    if (diff.status !== 200) throw new Error(await diff.text());
+    expect((await diff.json()).data.patch).toEqual([{ op: 'replace', path: '/year', value: 2027 }]);
+
+    const restored = await history.revisions[':version'].restore.$post({ param: { token, version: '1' }, header: { 'if-match': '"v2"' } });
+    if (restored.status !== 200) throw new Error(await restored.text());
+    expect(restored.headers.get('ETag')).toBe('"v3"');
+    expect((await restored.json()).data.scenario.scenario_data.year).toBe(2026);
+  });
+
   it('creates, lists, views, saves and deletes a scenario', async () => {
     const api = client(key);
 

@@ -142,4 +142,33 @@ describe('generated client: openapi-typescript + openapi-fetch', () => {
     expect(again.response.status).toBe(404);
     expect(again.error?.code).toBe('not_found');
   });
+
+  it('lists, views, restores and diffs revisions', async () => {
+    const api = client(key);
+    const created = await api.POST('/scenarios', { body: { scenarioData: household } });
+    if (!created.data) throw new Error(JSON.stringify(created.error));
+    const token = created.data.data.scenario.token;
+    await api.POST('/scenarios/save', { body: { token, scenarioData: { ...household, year: 2027 } } });
+
+    const listed = await api.GET('/scenarios/{token}/revisions', { params: { path: { token }, query: { limit: '1' } } });
+    if (!listed.data) throw new Error(JSON.stringify(listed.error));
+    expectTypeOf(listed.data.data[0]!.version).toEqualTypeOf<number>();
+    expect(listed.data.data.map((r) => r.version)).toEqual([2]);
+    expect(listed.data.has_more).toBe(true);
+
+    const one = await api.GET('/scenarios/{token}/revisions/{version}', { params: { path: { token, version: '1' } } });
+    expect(one.data?.data.revision.scenario_data.year).toBe(2026);
+
+    const diff = await api.GET('/scenarios/{token}/diff', { params: { path: { token }, query: { from: '1' } } });
+    if (!diff.data) throw new Error(JSON.stringify(diff.error));
+    expectTypeOf(diff.data.data.patch[0]!.op).toEqualTypeOf<'add' | 'remove' | 'replace'>();
+    expect(diff.data.data).toEqual({ from: 1, to: 2, patch: [{ op: 'replace', path: '/year', value: 2027 }] });
+
+    const stale = await api.POST('/scenarios/{token}/revisions/{version}/restore', { params: { path: { token, version: '1' }, header: { 'if-match': '"v1"' } } });
+    expect(stale.error?.code).toBe('precondition_failed');
+    const restored = await api.POST('/scenarios/{token}/revisions/{version}/restore', { params: { path: { token, version: '1' }, header: { 'if-match': '"v2"' } } });
+    expect(restored.response.headers.get('ETag')).toBe('"v3"');
+    expect(restored.data?.data.message).toBe('Scenario restored');
+    expect(restored.data?.data.scenario.scenario_data.year).toBe(2026);
+  });
 });
