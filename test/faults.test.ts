@@ -97,6 +97,30 @@ describe.each(['before', 'after'] as const)('a round trip that fails %s it commi
     expect((await sendOn(faultyD1(() => undefined), key, 'DELETE', `/scenarios/${token}`)).status).toBe(404);
   });
 
+  it('restore with If-Match: 200, one new version and one revision, not the 412 of its own committed restore', async () => {
+    const { account, key } = await createAccountWithKey();
+    const { token } = await createScenario(key, marked(1));
+    expect((await sendOn(faultyD1(() => undefined), key, 'POST', '/scenarios/save', { token, scenarioData: marked(2) })).status).toBe(200);
+    const res = await sendOn(failingFirst(fault), key, 'POST', `/scenarios/${token}/revisions/1/restore`, undefined, { 'If-Match': '"v2"' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('ETag')).toBe('"v3"');
+    const [row] = await rowsOf(account.id);
+    expect(row?.version).toBe(3);
+    expect(JSON.parse(row!.scenario_data).sub_division).toBe(1);
+    const { results } = await env.DB.prepare('select version from scenario_revisions where scenario_id = (select id from scenarios where token = ?) order by version')
+      .bind(token)
+      .all<{ version: number }>();
+    expect(results.map((r) => r.version)).toEqual([1, 2, 3]);
+  });
+
+  it('history reads: 200 after a retry', async () => {
+    const { key } = await createAccountWithKey();
+    const { token } = await createScenario(key);
+    expect((await sendOn(failingFirst(fault), key, 'GET', `/scenarios/${token}/revisions`)).status).toBe(200);
+    expect((await sendOn(failingFirst(fault), key, 'GET', `/scenarios/${token}/revisions/1`)).status).toBe(200);
+    expect((await sendOn(failingFirst(fault), key, 'GET', `/scenarios/${token}/diff?from=1`)).status).toBe(200);
+  });
+
   it('reads: 200 after a retry', async () => {
     const { key } = await createAccountWithKey();
     const { token } = await createScenario(key);
