@@ -168,6 +168,18 @@ async function createScenario(site: Site): Promise<{ token: string; etag: string
   return { token, etag };
 }
 
+/** A scenario saved until it has `revisions` revisions (the most kept by default: 100). */
+async function withHistory(site: Site, revisions: number): Promise<{ token: string; etag: string }> {
+  const { token } = await createScenario(site);
+  let etag = '"v1"';
+  for (let v = 2; v <= revisions; v++) {
+    const year = 1990 + (v % 100);
+    const reply = expect(await site.call({ method: 'POST', path: '/scenarios/save', body: { token, scenarioData: { ...HOUSEHOLD, year } } }), 200, 'save (setup)');
+    etag = reply.headers.get('etag') ?? '';
+  }
+  return { token, etag };
+}
+
 interface Driver {
   next(): Req;
   /** Checks a reply beyond its status, and follows it. */
@@ -250,6 +262,71 @@ const ENDPOINTS: Endpoint[] = [
           etag = next;
         },
       };
+    },
+  },
+  {
+    name: 'save_history',
+    title: 'save, 100 revisions kept',
+    status: 200,
+    async prepare(site) {
+      const { token } = await withHistory(site, 100);
+      return { next: () => ({ method: 'POST', path: '/scenarios/save', body: { token, scenarioData: HOUSEHOLD } }) };
+    },
+  },
+  {
+    name: 'restore',
+    title: 'restore, If-Match, 100 revisions kept',
+    status: 200,
+    async prepare(site) {
+      const scenario = await withHistory(site, 100);
+      let etag = scenario.etag;
+      const version = () => Number(/^"v(\d+)"$/.exec(etag)?.[1]);
+      return {
+        // The version before the current one: always kept.
+        next: () => ({ method: 'POST', path: `/scenarios/${scenario.token}/revisions/${version() - 1}/restore`, headers: { 'If-Match': etag } }),
+        seen(reply) {
+          const next = reply.headers.get('etag');
+          if (!next || next === etag) throw new Error(`restore: the ETag did not move (${etag} → ${next})`);
+          etag = next;
+        },
+      };
+    },
+  },
+  {
+    name: 'view_history',
+    title: 'view, 100 revisions kept',
+    status: 200,
+    async prepare(site) {
+      const { token } = await withHistory(site, 100);
+      return { next: () => ({ method: 'GET', path: `/scenarios/${token}` }) };
+    },
+  },
+  {
+    name: 'revisions',
+    title: 'list revisions, 1 kept',
+    status: 200,
+    async prepare(site) {
+      const { token } = await createScenario(site);
+      return { next: () => ({ method: 'GET', path: `/scenarios/${token}/revisions` }) };
+    },
+  },
+  {
+    name: 'revisions_history',
+    title: 'list revisions, 100 kept',
+    status: 200,
+    async prepare(site) {
+      const { token } = await withHistory(site, 100);
+      return { next: () => ({ method: 'GET', path: `/scenarios/${token}/revisions` }) };
+    },
+  },
+  {
+    name: 'diff',
+    title: 'diff, 100 revisions kept',
+    status: 200,
+    async prepare(site) {
+      const { token, etag } = await withHistory(site, 100);
+      const current = Number(/^"v(\d+)"$/.exec(etag)?.[1]);
+      return { next: () => ({ method: 'GET', path: `/scenarios/${token}/diff?from=${current - 99}` }) };
     },
   },
   {
