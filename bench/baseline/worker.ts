@@ -618,6 +618,14 @@ const RECORD_EVENT =
   'INSERT INTO events (id, account_id, type, token, version, created_at) SELECT ?, account_id, ?, token, version, ? ' +
   'FROM scenarios WHERE token = ? AND change_id = ? ON CONFLICT (id) DO NOTHING';
 const EVENT_BY_ID = `SELECT type, token, version FROM events WHERE id = ? AND account_id = ${ACCOUNT_OF_KEY}`;
+// The version a change wrote, as its revision, and the pruning of revisions past the newest 100.
+const RECORD_REVISION =
+  'INSERT INTO scenario_revisions (scenario_id, version, state_id, scenario_data, created_at) ' +
+  'SELECT id, version, state_id, scenario_data, updated_at FROM scenarios WHERE token = ? AND change_id = ? ON CONFLICT DO NOTHING';
+const PRUNE_REVISIONS =
+  `DELETE FROM scenario_revisions WHERE scenario_id = (SELECT id FROM scenarios WHERE token = ? AND account_id = ${ACCOUNT_OF_WRITE_KEY}) ` +
+  'AND version <= (SELECT version FROM scenarios WHERE token = ?) - ?';
+const REVISIONS_KEPT = 100;
 
 function newEventId(): string {
   return `evt_${crypto.randomUUID().replaceAll('-', '')}`;
@@ -751,14 +759,16 @@ async function save(request: Request, url: URL, env: BaselineEnv, ctx: Execution
   const batch = await withKey(env, key, [
     env.DB.prepare(sql).bind(...params),
     env.DB.prepare(RECORD_EVENT).bind(eventId, 'scenario.saved', now, token, eventId),
+    env.DB.prepare(RECORD_REVISION).bind(token, eventId),
+    env.DB.prepare(PRUNE_REVISIONS).bind(token, ...keyParams(key), token, REVISIONS_KEPT),
     env.DB.prepare(FIND).bind(token, ...keyParams(key)),
     env.DB.prepare(EVENT_BY_ID).bind(eventId, ...keyParams(key)),
   ]);
   const caller = await judge(request, env, ctx, key, batch.keyRow, true, batch.throttled);
   onCaller(caller.accountId);
-  const row = batch.results[2]?.[0] as ScenarioRow | undefined;
+  const row = batch.results[4]?.[0] as ScenarioRow | undefined;
   if (!row) throw notFound();
-  const event = batch.results[3]?.[0] as { version: number } | undefined;
+  const event = batch.results[5]?.[0] as { version: number } | undefined;
   if (!event) {
     throw new HttpError(412, 'precondition_failed', 'Precondition failed', 'The scenario has changed since that ETag', { ETag: etagFor(row.version) });
   }
@@ -781,11 +791,12 @@ async function create(request: Request, url: URL, env: BaselineEnv, ctx: Executi
     const batch = await withKey(env, key, [
       env.DB.prepare(INSERT).bind(token, stateId, JSON.stringify(stored), eventId, now, now, ...keyParams(key), token, eventId),
       env.DB.prepare(RECORD_EVENT).bind(eventId, 'scenario.created', now, token, eventId),
+      env.DB.prepare(RECORD_REVISION).bind(token, eventId),
       env.DB.prepare(EVENT_BY_ID).bind(eventId, ...keyParams(key)),
     ]);
     const caller = await judge(request, env, ctx, key, batch.keyRow, true, batch.throttled);
     onCaller(caller.accountId);
-    if (batch.results[2]?.[0]) {
+    if (batch.results[3]?.[0]) {
       const body = detail({ token, state_id: stateId, created_at: now }, stored, await signChartUrl(env, url.origin, caller.accountId, token, now), 'Scenario created');
       return json(body, 201, { Location: `${url.origin}/scenarios/${token}`, ETag: etagFor(1) });
     }
