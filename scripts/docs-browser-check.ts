@@ -38,6 +38,10 @@ const EXPECTED = [
   'POST /scenarios/save',
   'PUT /scenarios/save',
   'DELETE /scenarios/{token}/delete',
+  'GET /scenarios/{token}/revisions',
+  'GET /scenarios/{token}/revisions/{version}',
+  'POST /scenarios/{token}/revisions/{version}/restore',
+  'GET /scenarios/{token}/diff',
   'POST /admin/accounts',
   'POST /admin/accounts/{id}/keys',
   'GET /admin/accounts/{id}/keys',
@@ -222,6 +226,11 @@ try {
     await editor.fill(JSON.stringify({ ...example, token }, null, 2));
   });
   shown('POST /scenarios/save (the token typed into the example body)', saved, '200');
+  // History: the version parameters come filled in with their example (version 1).
+  shown('GET /scenarios/{token}/revisions (the token typed in)', await tryItOut(page, 'GET', '/scenarios/{token}/revisions', typeToken), '200');
+  shown('GET /scenarios/{token}/revisions/{version} (version 1)', await tryItOut(page, 'GET', '/scenarios/{token}/revisions/{version}', typeToken), '200');
+  shown('GET /scenarios/{token}/diff (from version 1)', await tryItOut(page, 'GET', '/scenarios/{token}/diff', typeToken), '200');
+  shown('POST /scenarios/{token}/revisions/{version}/restore (version 1)', await tryItOut(page, 'POST', '/scenarios/{token}/revisions/{version}/restore', typeToken), '200');
   shown('DELETE /scenarios/{token}/delete (the token typed in)', await tryItOut(page, 'DELETE', '/scenarios/{token}/delete', typeToken), '200');
 
   check('no request left 127.0.0.1 (no CDN)', external.length === 0, external.join('\n'));
@@ -231,7 +240,7 @@ try {
     [...problems, ...failedLoads.map((f) => `failed load: ${f}`)].join('\n'),
   );
 
-  summary = `docs page: ${listed.length} operations listed, try-it GET /me ${status}, list/create/view/save/delete ok, ${external.length} external requests (of ${requests}), screenshot ${SCREENSHOT}`;
+  summary = `docs page: ${listed.length} operations listed, try-it GET /me ${status}, list/create/view/save/history/delete ok, ${external.length} external requests (of ${requests}), screenshot ${SCREENSHOT}`;
 } catch (error) {
   check('the browser check ran to the end', false, error instanceof Error ? (error.stack ?? error.message) : String(error));
 } finally {
