@@ -41,6 +41,14 @@ try {
   check('PUT /scenarios/save with If-Match → 200', saved.status === 200 && saved.json.data.scenario.scenario_data.year === 2025);
   const stale = await call('POST', '/scenarios/save', { token, scenarioData: data }, { 'If-Match': view.headers.get('etag')! });
   check('stale If-Match → 412', stale.status === 412 && stale.json.code === 'precondition_failed');
+  const history = await call('GET', `/scenarios/${token}/revisions`);
+  check('GET /scenarios/{token}/revisions → versions 2 and 1', history.status === 200 && history.json.data.map((r: { version: number }) => r.version).join() === '2,1');
+  const diff = await call('GET', `/scenarios/${token}/diff?from=1`);
+  check('GET /scenarios/{token}/diff → the year replaced', diff.status === 200 && JSON.stringify(diff.json.data.patch) === '[{"op":"replace","path":"/year","value":2025}]');
+  const restored = await call('POST', `/scenarios/${token}/revisions/1/restore`, undefined, { 'If-Match': '"v2"' });
+  check('POST …/revisions/1/restore → 200, version 3', restored.status === 200 && restored.headers.get('etag') === '"v3"');
+  const revision = await call('GET', `/scenarios/${token}/revisions/3`);
+  check('GET /scenarios/{token}/revisions/3 → the restored data', revision.status === 200 && revision.json.data.revision.scenario_data.year === data.year);
   const list = await call('GET', '/scenarios?limit=1');
   check('GET /scenarios → data + has_more', list.status === 200 && Array.isArray(list.json.data) && typeof list.json.has_more === 'boolean');
   const bad = await call('POST', '/scenarios', { scenarioData: { ...data, year: 1800, extra: 1 } });
