@@ -3,7 +3,7 @@
 // travels in the signature so the chart query stays scoped to an account like every other.
 // The key is CHART_SIGNING_KEY and nothing else: a key derived from another secret (the admin
 // token) would let anyone holding one chart URL test guesses of that secret offline.
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { AppEnv, Bindings } from '../env.ts';
 import { ApiError } from '../http/problem.ts';
 
@@ -46,13 +46,12 @@ function signingKey(env: Bindings): Promise<CryptoKey> {
 }
 
 /**
- * Route middleware of the routes that write and then reply with chart_img (create, save): a
- * deployment that cannot sign refuses before the write, not after it.
+ * For the routes that write and then reply with chart_img (create, save): a deployment that
+ * cannot sign refuses before the write, not after it.
  */
-export const canSignCharts: MiddlewareHandler<AppEnv> = async (c, next) => {
+export async function assertCanSignCharts(c: Context<AppEnv>): Promise<void> {
   await signingKey(c.env);
-  await next();
-};
+}
 
 function message(accountId: number, token: string, exp: number): Uint8Array {
   return encoder.encode(`chart:v1:${accountId}:${token}:${exp}`);
