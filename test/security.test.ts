@@ -49,11 +49,11 @@ async function sendWithSecrets(
   secrets: { CHART_SIGNING_KEY?: string | undefined },
   method: string,
   path: string,
-  init: { headers?: Record<string, string>; body?: unknown } = {},
+  init: { headers?: Record<string, string>; body?: unknown; raw?: Uint8Array } = {},
 ): Promise<Reply> {
   const headers: Record<string, string> = { ...(init.headers ?? {}) };
-  if (init.body !== undefined) headers['Content-Type'] = 'application/json';
-  const body = init.body === undefined ? undefined : JSON.stringify(init.body);
+  if (init.body !== undefined || init.raw !== undefined) headers['Content-Type'] = 'application/json';
+  const body = init.raw ?? (init.body === undefined ? undefined : JSON.stringify(init.body));
   const ctx = createExecutionContext();
   const res = await app.fetch(new Request(BASE + path, { method, headers, body }), { ...env, ...secrets }, ctx);
   await waitOnExecutionContext(ctx);
@@ -114,6 +114,24 @@ describe('the chart signing key shares nothing with the admin token', () => {
       expect(line).not.toContain(ADMIN_TOKEN);
       expect(line).not.toContain(key);
     }
+
+    // Create and save refuse in one order (src/scenarios/routes.ts, one middleware layer): the key,
+    // then a query string, then bytes that are not UTF-8, then the missing chart key; each refusal
+    // carries the key's rate-limit policy, and none writes.
+    const badBytes = new Uint8Array([...encoder.encode(JSON.stringify({ token, scenarioData: scenarioData() }).slice(0, -1)), 0xff, 0x7d]);
+    for (const [method, path] of [['POST', '/scenarios'], ['POST', '/scenarios/save'], ['PUT', '/scenarios/save']] as const) {
+      const refusals = [
+        [await sendWithSecrets(secrets, method, `${path}?x=1`, { raw: badBytes }), 401, 'unauthorized'],
+        [await sendWithSecrets(secrets, method, `${path}?x=1`, { headers: auth, raw: badBytes }), 400, 'invalid_query'],
+        [await sendWithSecrets(secrets, method, path, { headers: auth, raw: badBytes }), 400, 'invalid_json'],
+      ] as const;
+      for (const [res, status, code] of refusals) {
+        expectProblem(res, status, code);
+        if (status !== 401) expect(res.headers.get('RateLimit-Policy'), `${method} ${path} ${code}`).toMatch(/^"per-key";/);
+      }
+      expect(refusals[2][0].body.detail).toMatch(/UTF-8/);
+    }
+    expect(await snapshot()).toEqual(before);
 
     // What needs no chart key goes on working.
     expect((await sendWithSecrets(secrets, 'GET', '/me', { headers: auth })).status).toBe(200);

@@ -1,7 +1,7 @@
 // JSON request bodies are decoded as strict UTF-8. Request.text() and .json() replace bytes that
 // are not UTF-8 with U+FFFD, so a client's broken text would be stored as something it never
 // sent; here it is a 400 invalid_json instead.
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.ts';
 import { ApiError } from './problem.ts';
 
@@ -12,22 +12,26 @@ const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /**
- * Route middleware of the routes that take a JSON body, after authentication: reads the body once,
- * decodes it strictly, and leaves the text where `c.req.json()` (the validator) reads it, so the
- * bytes are not kept twice.
+ * For the routes that take a JSON body, after authentication: reads the body once, decodes it
+ * strictly, and leaves the text where `c.req.json()` (the validator) reads it, so the bytes are
+ * not kept twice.
  */
-export const strictUtf8JsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
+export async function decodeStrictUtf8Json(c: Context): Promise<void> {
   const mediaType = c.req.header('Content-Type')?.split(';')[0]?.trim() ?? '';
-  if (JSON_MEDIA_TYPE.test(mediaType)) {
-    const bytes = await c.req.raw.arrayBuffer();
-    let text: string;
-    try {
-      text = strictUtf8.decode(bytes);
-    } catch {
-      throw new ApiError('invalid_json', 'The request body is not valid UTF-8');
-    }
-    // Hono keeps each body reading in bodyCache as a promise; json() parses the cached text.
-    (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(text);
+  if (!JSON_MEDIA_TYPE.test(mediaType)) return;
+  const bytes = await c.req.raw.arrayBuffer();
+  let text: string;
+  try {
+    text = strictUtf8.decode(bytes);
+  } catch {
+    throw new ApiError('invalid_json', 'The request body is not valid UTF-8');
   }
+  // Hono keeps each body reading in bodyCache as a promise; json() parses the cached text.
+  (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(text);
+}
+
+/** decodeStrictUtf8Json as route middleware. */
+export const strictUtf8JsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await decodeStrictUtf8Json(c);
   await next();
 };

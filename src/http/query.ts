@@ -1,22 +1,28 @@
 // Query strings: credentials never travel in one, and each route takes only the parameters it
 // documents (the others are 400 invalid_query, like unknown body fields).
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.ts';
 import { ApiError, type FieldError } from './problem.ts';
 
 /**
- * Route middleware of every route that takes no query parameters: any parameter is 400
- * invalid_query, named in `errors` as the validator names unknown ones. (A middleware, not an
- * empty `query` schema: that would make Hono's typed client demand `query: {}` on every call.)
+ * For every route that takes no query parameters: any parameter is 400 invalid_query, named in
+ * `errors` as the validator names unknown ones. (A check, not an empty `query` schema: that would
+ * make Hono's typed client demand `query: {}` on every call.)
  */
-export const noQueryParameters: MiddlewareHandler<AppEnv> = (c, next) => {
-  if (!c.req.url.includes('?')) return next();
+export function refuseQueryParameters(c: Context): void {
+  if (!c.req.url.includes('?')) return;
   const names = Object.keys(c.req.queries());
-  if (names.length === 0) return next();
+  if (names.length === 0) return;
   const count = `${names.length} problem${names.length === 1 ? '' : 's'}`;
   throw new ApiError('invalid_query', `The query string has ${count}; see errors`, {
     errors: names.map((name) => ({ path: name, message: 'is not a known field' })),
   });
+}
+
+/** refuseQueryParameters as route middleware. */
+export const noQueryParameters: MiddlewareHandler<AppEnv> = (c, next) => {
+  refuseQueryParameters(c);
+  return next();
 };
 
 // Parameter names people put credentials in (api_key, apiKey, X-API-Key, access_token,

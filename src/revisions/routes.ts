@@ -2,13 +2,14 @@
 // /scenarios beside the scenario routes; each route is defined (createRoute) right above its handler.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { requireApiKey } from '../auth/bearer.ts';
-import { canSignCharts, signChartUrl } from '../chart/signing.ts';
+import { assertCanSignCharts, signChartUrl } from '../chart/signing.ts';
 import { parseRevisionsKept } from '../db/revisions.ts';
 import type { AppEnv } from '../env.ts';
 import { etagFor, parseIfMatch } from '../http/conditional.ts';
 import { jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
 import { pageQuery, toPageRequest } from '../http/pagination.ts';
-import { noQueryParameters } from '../http/query.ts';
+import { routeChecks } from '../http/checks.ts';
+import { noQueryParameters, refuseQueryParameters } from '../http/query.ts';
 import { validationHook } from '../http/validation.ts';
 import { ScenarioDetailResponseSchema, toDetailResponse } from '../scenarios/forms.ts';
 import { conditionalHeader, ScenarioToken } from '../scenarios/routes.ts';
@@ -18,6 +19,8 @@ import { DiffResponseSchema, RevisionListSchema, RevisionResponseSchema, toRevis
 import { diffRevisions, listRevisions, restoreRevision, viewRevision } from './workflows.ts';
 
 const VERSION = /^[1-9][0-9]{0,15}$/;
+/** Restore, after the API key: no query string, a deployment able to sign chart_img (before the write). */
+const restoreChecks = routeChecks(refuseQueryParameters, assertCanSignCharts);
 const base = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
 /** The {version} path parameter: a version number as the ETag names it ("v2" is version 2). */
@@ -93,7 +96,7 @@ export const revisionRoutes = base
         "Saves that revision's data as the scenario's next version (it takes no body; one sent is ignored), recorded like a save. " +
         'With If-Match, only if the scenario is still that version (else 412, with the current ETag). Needs a read_write key.',
       tags: ['Revisions'],
-      middleware: [requireApiKey, noQueryParameters, canSignCharts] as const,
+      middleware: [requireApiKey, restoreChecks] as const,
       request: {
         params: RevisionParams,
         headers: z.object({ 'if-match': conditionalHeader('The ETag the restore is based on (e.g. "v3"), or * for "if it exists"') }),

@@ -34,7 +34,10 @@ const CHILD_AMOUNTS = new Set(['ssi_income_amount']);
 /** `id` first and equal to the position, then the given fields in schema order, amounts as strings. */
 function normaliseMember(member: object, index: number, amounts: ReadonlySet<string>): Record<string, unknown> {
   const out: Record<string, unknown> = { id: index + 1 };
-  for (const [key, value] of Object.entries(member)) {
+  // for…in, not Object.entries: the same keys in the same order (a validated plain object has no
+  // inherited ones), without an array per field on every save and create.
+  for (const key in member) {
+    const value = (member as Record<string, unknown>)[key];
     if (key === 'id' || value === undefined) continue;
     out[key] = amounts.has(key) && typeof value === 'number' ? String(value) : value;
   }

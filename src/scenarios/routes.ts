@@ -4,15 +4,16 @@ import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { requireApiKey } from '../auth/bearer.ts';
 import { sha256Hex } from '../auth/api-key.ts';
-import { canSignCharts, signChartUrl } from '../chart/signing.ts';
+import { assertCanSignCharts, signChartUrl } from '../chart/signing.ts';
 import { parseRevisionsKept } from '../db/revisions.ts';
 import type { AppEnv } from '../env.ts';
-import { strictUtf8JsonBody } from '../http/body.ts';
+import { decodeStrictUtf8Json } from '../http/body.ts';
+import { routeChecks } from '../http/checks.ts';
 import { etagFor, noneMatchHits, parseIfMatch } from '../http/conditional.ts';
 import { jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
 import { pageQuery, toPageRequest } from '../http/pagination.ts';
 import { ApiError } from '../http/problem.ts';
-import { noQueryParameters } from '../http/query.ts';
+import { noQueryParameters, refuseQueryParameters } from '../http/query.ts';
 import { validationHook } from '../http/validation.ts';
 import { EXAMPLE_CREATE_BODY, EXAMPLE_LIST, EXAMPLE_SAVE_BODY, exampleDetail } from './examples.ts';
 import {
@@ -25,6 +26,12 @@ import {
 import { expiredAt, parseRetentionDays } from './retention.ts';
 import { CreateScenarioBodySchema, SaveScenarioBodySchema, TOKEN_PATTERN, type ScenarioDataInput } from './schema.ts';
 import { createScenario, deleteScenario, listScenarios, newEventId, saveScenario, viewScenario } from './workflows.ts';
+
+/**
+ * Create and save, after the API key and before their validators: no query string, the body as
+ * strict UTF-8, a deployment able to sign chart_img; in that order, in one middleware layer.
+ */
+const jsonWriteChecks = routeChecks(refuseQueryParameters, decodeStrictUtf8Json, assertCanSignCharts);
 
 const routesBase = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
@@ -51,8 +58,14 @@ export const conditionalHeader = (description: string) =>
     .optional()
     .openapi({ description, maxLength: 1024, pattern: '^(\\*|(W/)?"[^"]*"( *, *(W/)?"[^"]*")*)$' });
 
+/**
+ * The request's origin, without parsing its URL again: Request.url is always the URL parser's
+ * serialisation, without credentials (Request refuses them), so the origin is all before the
+ * path's first slash.
+ */
 function origin(c: Context): string {
-  return new URL(c.req.url).origin;
+  const url = c.req.url;
+  return url.slice(0, url.indexOf('/', url.indexOf('//') + 2));
 }
 
 function chartUrl(c: Context<AppEnv>, token: string): Promise<string> {
@@ -103,7 +116,7 @@ const listCreateViewRoutes = routesBase
         'creating twice, for 24 hours per account; the same key with a different body is 422 idempotency_conflict. Racing ' +
         'retries all get the first reply, so the 409 of the Idempotency-Key draft does not occur.',
       tags: ['Scenarios'],
-      middleware: [requireApiKey, noQueryParameters, strictUtf8JsonBody, canSignCharts] as const,
+      middleware: [requireApiKey, jsonWriteChecks] as const,
       request: {
         headers: z.object({
           'idempotency-key': z
@@ -181,7 +194,7 @@ function saveRoute<M extends 'post' | 'put'>(method: M) {
       "Replaces the data of the caller's scenario with that token (another account's token is 404). With If-Match, only if it " +
       'is still that version (else 412, with the current ETag); without it, the last write wins. Saving renews an expired scenario.',
     tags: ['Scenarios'],
-    middleware: [requireApiKey, noQueryParameters, strictUtf8JsonBody, canSignCharts] as const,
+    middleware: [requireApiKey, jsonWriteChecks] as const,
     request: {
       headers: z.object({ 'if-match': conditionalHeader('The ETag the change is based on (e.g. "v3"), or * for "if it exists"') }),
       body: { required: true, content: jsonContent(SaveScenarioBodySchema, EXAMPLE_SAVE_BODY) },
