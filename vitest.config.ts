@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
+import { startReceiver } from './test/receiver/server.ts';
 
 // workerd's console lines that tests provoke on purpose, each with why it is expected. They are
 // dropped from the report (a count is printed at the end); anything else workerd says is shown.
@@ -46,6 +47,8 @@ export default defineConfig(async () => {
   process.env.WRANGLER_LOG ??= 'error';
   quietExpectedRuntimeNoise();
   const migrations = await readD1Migrations(path.join(import.meta.dirname, 'drizzle'));
+  // The webhook tests' receiver: real HTTP on loopback, for the queue consumer to deliver to.
+  const receiver = await startReceiver();
   return {
     // As in the Worker bundle (wrangler.toml [alias]): the tests run the same zod.
     resolve: { alias: { zod: path.join(import.meta.dirname, 'src/zod/index.ts') } },
@@ -61,6 +64,11 @@ export default defineConfig(async () => {
             CHART_SIGNING_KEY: 'test-chart-signing-key',
             // Retention on, so expiry can be tested by backdating rows (fresh ones stay live).
             SCENARIO_RETENTION_DAYS: '30',
+            // Deliveries go to the loopback receiver above, and retries follow at once (the
+            // backoff's arithmetic is tested on its own).
+            WEBHOOK_ALLOW_LOOPBACK: 'true',
+            WEBHOOK_RETRY_BASE_SECONDS: '0',
+            WEBHOOK_RECEIVER_URL: receiver.url,
           },
         },
       }),

@@ -1,0 +1,62 @@
+// The list query every paginated resource shares (DECISIONS "Listing and pagination"): `limit`
+// 1–100 (default 10), `starting_after` / `endding_before` (spelled as in the spec; `ending_before`
+// is the same parameter), at most one cursor. Each resource gives its cursor's schema.
+import { z } from '@hono/zod-openapi';
+import { ApiError } from './problem.ts';
+
+const LIMIT = /^[0-9]{1,3}$/;
+
+export const LimitQuery = z
+  .string()
+  .regex(LIMIT, 'must be an integer from 1 to 100')
+  .refine((v) => !LIMIT.test(v) || (Number(v) >= 1 && Number(v) <= 100), 'must be an integer from 1 to 100')
+  .optional()
+  .openapi({ description: 'Page length, 1–100 (default 10)', maxLength: 3, example: '10' });
+
+/** The three cursor parameters, each validated by `cursor` (described per direction). */
+export function cursorQuery(cursor: (description: string) => z.ZodOptional<z.ZodString>, item: string) {
+  return {
+    starting_after: cursor(`Next page: ${item}s older than this one (the last item's id)`),
+    endding_before: cursor(`Previous page: ${item}s newer than this one (the first item's id; spelled as in the spec)`),
+    ending_before: cursor('Same as endding_before'),
+  };
+}
+
+export interface PageRequest<Cursor> {
+  limit: number;
+  /** Items older than this one (the next page, newest first). */
+  startingAfter?: Cursor | undefined;
+  /** Items newer than this one (the previous page). */
+  endingBefore?: Cursor | undefined;
+}
+
+/** The page a validated list query asks for; 400 invalid_query for two cursors at once. */
+export function pageRequest<Cursor>(
+  query: { limit?: string | undefined; starting_after?: string | undefined; endding_before?: string | undefined; ending_before?: string | undefined },
+  toCursor: (text: string) => Cursor,
+): PageRequest<Cursor> {
+  const { endding_before: misspelt, ending_before: spelt } = query;
+  if (misspelt !== undefined && spelt !== undefined && misspelt !== spelt) {
+    throw new ApiError('invalid_query', 'endding_before and ending_before are the same parameter; give one', {
+      errors: [{ path: 'ending_before', message: 'conflicts with endding_before' }],
+    });
+  }
+  const endingBefore = misspelt ?? spelt;
+  if (query.starting_after !== undefined && endingBefore !== undefined) {
+    throw new ApiError('invalid_query', 'Give starting_after or endding_before, not both', {
+      errors: [{ path: 'starting_after', message: 'cannot be combined with endding_before' }],
+    });
+  }
+  return {
+    limit: query.limit === undefined ? 10 : Number(query.limit),
+    startingAfter: query.starting_after === undefined ? undefined : toCursor(query.starting_after),
+    endingBefore: endingBefore === undefined ? undefined : toCursor(endingBefore),
+  };
+}
+
+/** Rows fetched with limit + 1: the page in newest-first order, and whether more lie beyond it. */
+export function toPage<Row>(rows: Row[], page: PageRequest<unknown>): { rows: Row[]; hasMore: boolean } {
+  const hasMore = rows.length > page.limit;
+  const kept = hasMore ? rows.slice(0, page.limit) : rows;
+  return { rows: page.endingBefore !== undefined ? kept.reverse() : kept, hasMore };
+}
