@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
-import { startReceiver } from './test/receiver/server.ts';
+import { startReceiver } from './scripts/lib/webhook-receiver.ts';
 
 // workerd's console lines that tests provoke on purpose, each with why it is expected. They are
 // dropped from the report (a count is printed at the end); anything else workerd says is shown.

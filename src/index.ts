@@ -9,8 +9,8 @@ import type { app } from './app.ts';
 import type { WebhookMessage } from './webhooks/queue.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** wrangler.toml's hourly trigger; the other one is the webhook re-queue. */
-export const HOURLY_CRON = '17 * * * *';
+/** wrangler.toml's hourly trigger; the other one is the webhook re-queue. (Not exported: every export of the main module is an entrypoint.) */
+const HOURLY_CRON = '17 * * * *';
 
 export type { AppType } from './app.ts';
 

@@ -1,7 +1,7 @@
 // Webhook test helpers: endpoints on the loopback receiver (test/receiver/server.ts) and what it got.
 import { env } from 'cloudflare:workers';
 import { Webhook } from 'standardwebhooks';
-import type { ReceivedDelivery } from '../receiver/server.ts';
+import type { ReceivedDelivery } from '../../scripts/lib/webhook-receiver.ts';
 import { api } from './api.ts';
 
 /** A name no other test uses, so each test reads only its own deliveries. */

@@ -1,5 +1,6 @@
-// A real webhook receiver on loopback, run in Node by vitest.config.ts (the tests run in workerd,
-// which cannot listen), so deliveries travel over real HTTP from the Worker's queue consumer.
+// A real webhook receiver on loopback, in Node: for the tests (started by vitest.config.ts, as the
+// tests run in workerd, which cannot listen) and for the smoke and soak scripts, so deliveries
+// travel over real HTTP from the Worker's queue consumer.
 //   POST /hook/<name>[?fail=N][&status=S]  records the request; answers S (default 500) to the
 //                                          first N requests to <name> (all of them with fail=all), then 204
 //   GET  /log/<name>                       the requests <name> received, oldest first (JSON)
@@ -13,7 +14,14 @@ export interface ReceivedDelivery {
   at: number;
 }
 
-export async function startReceiver(): Promise<{ url: string; server: Server }> {
+export interface Receiver {
+  url: string;
+  server: Server;
+  /** What `name` received so far, oldest first (the same list GET /log/<name> returns). */
+  received: (name: string) => ReceivedDelivery[];
+}
+
+export async function startReceiver(): Promise<Receiver> {
   const received = new Map<string, ReceivedDelivery[]>();
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://receiver');
@@ -43,5 +51,5 @@ export async function startReceiver(): Promise<{ url: string; server: Server }> 
   server.unref();
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('receiver has no port');
-  return { url: `http://127.0.0.1:${address.port}`, server };
+  return { url: `http://127.0.0.1:${address.port}`, server, received: (name) => received.get(name) ?? [] };
 }
