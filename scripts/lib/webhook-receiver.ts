@@ -3,6 +3,7 @@
 // travel over real HTTP from the Worker's queue consumer.
 //   POST /hook/<name>[?fail=N][&status=S]  records the request; answers S (default 500) to the
 //                                          first N requests to <name> (all of them with fail=all), then 204
+//   POST /hook/<name>?flaky=P               answers 503 to a random share P (0–1) of requests
 //   GET  /log/<name>                       the requests <name> received, oldest first (JSON)
 import { createServer, type Server } from 'node:http';
 
@@ -40,8 +41,8 @@ export async function startReceiver(): Promise<Receiver> {
       const log = received.get(name) ?? [];
       received.set(name, log);
       const fail = url.searchParams.get('fail');
-      const failing = fail === 'all' || log.length < Number(fail ?? 0);
-      const answered = failing ? Number(url.searchParams.get('status') ?? 500) : 204;
+      const failing = fail === 'all' || log.length < Number(fail ?? 0) || Math.random() < Number(url.searchParams.get('flaky') ?? 0);
+      const answered = failing ? Number(url.searchParams.get('status') ?? (url.searchParams.has('flaky') ? 503 : 500)) : 204;
       const headers = Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, String(v)]));
       log.push({ headers, body: Buffer.concat(chunks).toString('utf8'), answered, at: Date.now() });
       response.writeHead(answered).end();
