@@ -1,8 +1,16 @@
 // npm run smoke: the service as users run it. Starts `npm start` (wrangler dev) on a spare port,
 // takes the development key it prints, drives every route over real HTTP, and stops the server.
-// It catches what the in-process tests cannot: the dev server, .dev.vars, seeding, the bundle.
+// It catches what the in-process tests cannot: the dev server, .dev.vars, seeding, the bundle, and
+// webhooks end to end: wrangler dev's own queue delivers to a receiver this script runs on
+// loopback, and each delivery is verified with the `standardwebhooks` package.
+import { Webhook } from 'standardwebhooks';
 import { checklist, startService } from './lib/service.ts';
+import { startReceiver } from './lib/webhook-receiver.ts';
 
+/** How long the three deliveries may take (the local queue's batch timeout is 1 s). */
+const DELIVERY_DEADLINE_MS = 30_000;
+
+const receiver = await startReceiver();
 const service = await startService(process.env.SMOKE_PORT ?? '8797');
 const { base, key } = service;
 const checks = checklist();
@@ -25,6 +33,43 @@ const adult = {
   training_hours_per_week: '0', aged_or_disability_income: 0,
 };
 const data = { year: 2026, state_id: 6, programs: ['snap', 'eitc'], adult: [adult] };
+
+/** Registers a receiver endpoint, creates, saves and deletes a scenario: three signed deliveries. */
+async function checkWebhooks(): Promise<void> {
+  const name = `smoke${Date.now()}`;
+  const endpoint = await call('POST', '/webhook_endpoints', { url: `${receiver.url}/hook/${name}`, description: 'smoke' });
+  if (!check('POST /webhook_endpoints (loopback receiver) → 201 with a secret', endpoint.status === 201 && /^whsec_/.test(endpoint.json.secret))) return;
+  try {
+    const created = await call('POST', '/scenarios', { scenarioData: data });
+    const token: string = created.json.data.scenario.token;
+    const saved = await call('POST', '/scenarios/save', { token, scenarioData: { ...data, year: 2024 } });
+    const deleted = await call('DELETE', `/scenarios/${token}`);
+    check('create, save, delete for the webhook', created.status === 201 && saved.status === 200 && deleted.status === 200);
+    const deadline = Date.now() + DELIVERY_DEADLINE_MS;
+    while (receiver.received(name).length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const deliveries = receiver.received(name);
+    const webhook = new Webhook(endpoint.json.secret);
+    const events = deliveries.flatMap((d) => {
+      try {
+        return [webhook.verify(d.body, d.headers) as { id: string; type: string; data: { token: string; version?: number } }];
+      } catch {
+        return [];
+      }
+    });
+    const got = events.filter((e) => e.data.token === token).map((e) => `${e.type}:${e.data.version ?? '-'}`).sort();
+    check(
+      `three deliveries within ${DELIVERY_DEADLINE_MS / 1000} s, each verified by standardwebhooks`,
+      deliveries.length === 3 && events.length === 3 && got.join() === 'scenario.created:1,scenario.deleted:-,scenario.saved:2',
+      `received ${deliveries.length}, verified ${events.length}: ${got.join(', ')}`,
+    );
+    const listed = await call('GET', '/events?limit=3');
+    check('GET /events lists the same three events', listed.status === 200 && listed.json.data.map((e: { id: string }) => e.id).sort().join() === events.map((e) => e.id).sort().join());
+    const attempts = await call('GET', `/webhook_endpoints/${endpoint.json.id}/deliveries`);
+    check('GET /webhook_endpoints/{id}/deliveries records three 2xx attempts', attempts.status === 200 && attempts.json.data.filter((a: { status: number }) => a.status >= 200 && a.status < 300).length === 3);
+  } finally {
+    check('DELETE /webhook_endpoints/{id} → 204', (await call('DELETE', `/webhook_endpoints/${endpoint.json.id}`)).status === 204);
+  }
+}
 
 try {
   const me = await call('GET', '/me');
@@ -63,8 +108,10 @@ try {
   check('GET /docs → the reference page', docs.status === 200 && (await docs.text()).includes('swagger-ui'));
   const bundle = await fetch(`${base}/docs/vendor/swagger-ui-bundle.js`);
   check('Swagger UI served by the Worker itself', bundle.status === 200 && (await bundle.arrayBuffer()).byteLength > 100_000);
+  await checkWebhooks();
 } finally {
   await service.stop();
+  receiver.server.close();
 }
 console.log(checks.summary());
 process.exitCode = checks.failed === 0 ? 0 : 1;

@@ -1,7 +1,7 @@
 // npm start: check the port is free, complete .dev.vars, apply the local D1 migrations, make
 // sure a development account and key exist, then serve the Worker with `wrangler dev` on
-// 127.0.0.1:8787 (PORT overrides; its [build] command copies /docs' files) and print a curl line
-// that works with that key.
+// 127.0.0.1:8787 (PORT overrides; its [build] command copies /docs' files), with the webhook vars
+// of local development (DEV_VARS), and print a curl line that works with that key.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -20,6 +20,10 @@ const DEV_KEY_FILE = '.wrangler/state/dev-api-key';
 const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' };
 // Wrangler runs on this same Node (the one the project pins), whatever PATH says.
 const WRANGLER = ['node_modules/wrangler/bin/wrangler.js'];
+
+// Local development: webhook endpoints may be on loopback (http://127.0.0.1:…), which production
+// refuses, and a failed delivery is retried after 1, 2, 4… seconds instead of 5, 10, 20… minutes.
+const DEV_VARS = ['WEBHOOK_ALLOW_LOOPBACK:true', 'WEBHOOK_RETRY_BASE_SECONDS:1'];
 
 // The secrets wrangler.toml requires; each gets its own random value, so none can be derived
 // from another.
@@ -106,7 +110,7 @@ const key = await ensureDevKey();
 
 const child = spawn(
   process.execPath,
-  [...WRANGLER, 'dev', '--ip', HOST, '--port', String(PORT), '--local', '--show-interactive-dev-session=false', '--log-level', 'warn'],
+  [...WRANGLER, 'dev', '--ip', HOST, '--port', String(PORT), '--local', '--show-interactive-dev-session=false', '--log-level', 'warn', ...DEV_VARS.flatMap((v) => ['--var', v])],
   { stdio: ['ignore', 'inherit', 'inherit'], env },
 );
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));

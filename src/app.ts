@@ -10,6 +10,8 @@ import { methodNotAllowedResponse, registerSharedComponents } from './http/opena
 import { refuseCredentialsInQuery } from './http/query.ts';
 import { buildRouteTable, routesReachedBy405, type RouteTable } from './http/routing.ts';
 import { validationHook } from './http/validation.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
+import { eventRoutes } from './events/routes.ts';
 import { meRoutes } from './me/routes.ts';
 import { revisionRoutes } from './revisions/routes.ts';
 import { scenarioRoutes } from './scenarios/routes.ts';
@@ -26,6 +28,8 @@ const routes = app
   .route('/scenarios', chartRoutes)
   .route('/scenarios', scenarioRoutes)
   .route('/scenarios', revisionRoutes)
+  .route('/events', eventRoutes)
+  .route('/webhook_endpoints', webhookRoutes)
   .route('/admin', adminRoutes);
 app.route('/', docsRoutes);
 
@@ -87,6 +91,8 @@ export function openApiDocument(): ReturnType<typeof app.getOpenAPI31Document> {
     tags: [
       { name: 'Scenarios', description: "The caller's household scenarios: list, view, create, save, delete, and their charts" },
       { name: 'Revisions', description: "A scenario's history: every version a create, save or restore stored; view, restore and diff them" },
+      { name: 'Events', description: "Every change to the caller's scenarios, kept 30 days" },
+      { name: 'Webhooks', description: 'Endpoints that receive the events as signed POSTs (Standard Webhooks), and their delivery attempts' },
       { name: 'Account', description: 'The account an API key belongs to' },
       { name: 'Admin', description: 'For the account dashboard, under the admin token: accounts and their API keys' },
     ],

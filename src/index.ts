@@ -1,12 +1,16 @@
-// The Worker: HTTP requests go to the app; the hourly cron drops stored create replies past 24
-// hours and events past 30 days.
+// The Worker: HTTP requests go to the app; the webhook queue's messages to its consumer
+// (src/webhooks/delivery.ts); the hourly cron drops stored create replies past 24 hours and events
+// and delivery attempts past 30 days, the two-minute cron queues events never queued.
 //
 // The app is imported on the first request, not at isolate start: the bundler turns the import
 // into a lazily run module initialiser, so an isolate's global scope runs only this file, and the
 // routes, their zod schemas and the libraries are built when a request first needs them.
 import type { app } from './app.ts';
+import type { WebhookMessage } from './webhooks/queue.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** wrangler.toml's hourly trigger; the other one is the webhook re-queue. (Not exported: every export of the main module is an entrypoint.) */
+const HOURLY_CRON = '17 * * * *';
 
 export type { AppType } from './app.ts';
 
@@ -16,12 +20,22 @@ export function createWorker(loadApp: () => Promise<{ app: typeof app }>) {
     async fetch(request, env, ctx) {
       return (await loadApp()).app.fetch(request, env, ctx);
     },
-    async scheduled(_controller, env) {
-      const { prune } = await import('./db/scenarios.ts');
+    async scheduled(controller, env) {
       const now = Date.now();
-      await prune(env.DB, { repliesBefore: now - DAY_MS, eventsBefore: now - 30 * DAY_MS, throttlesBefore: now });
+      if (controller.cron === HOURLY_CRON) {
+        const [{ prune }, { pruneDeliveries }] = await Promise.all([import('./db/scenarios.ts'), import('./db/webhooks.ts')]);
+        await prune(env.DB, { repliesBefore: now - DAY_MS, eventsBefore: now - 30 * DAY_MS, throttlesBefore: now });
+        await pruneDeliveries(env.DB, now - 30 * DAY_MS);
+        return;
+      }
+      const { requeueUndispatched } = await import('./webhooks/requeue.ts');
+      await requeueUndispatched(env.DB, env.WEBHOOK_QUEUE, now);
     },
-  } satisfies ExportedHandler<Env>;
+    async queue(batch, env) {
+      const { consumeWebhookBatch } = await import('./webhooks/delivery.ts');
+      await consumeWebhookBatch(batch, env);
+    },
+  } satisfies ExportedHandler<Env, WebhookMessage>;
 }
 
 export default createWorker(() => import('./app.ts'));

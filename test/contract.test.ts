@@ -48,7 +48,7 @@ describe('the OpenAPI document lists exactly what the app serves', () => {
     const documented = operations.map((o) => `${o.method} ${o.path}`).sort();
     expect(documented).toEqual(servedRoutes());
     expect(documentedOperations().sort()).toEqual(documented);
-    expect(documented).toHaveLength(17);
+    expect(documented).toHaveLength(23);
   });
 
   it('names every operation with a unique camelCase operationId', () => {
@@ -67,6 +67,12 @@ describe('the OpenAPI document lists exactly what the app serves', () => {
       'GET /scenarios/{token}/revisions/{version}': 'viewRevision',
       'POST /scenarios/{token}/revisions/{version}/restore': 'restoreRevision',
       'GET /scenarios/{token}/diff': 'diffRevisions',
+      'GET /events': 'listEvents',
+      'POST /webhook_endpoints': 'createWebhookEndpoint',
+      'GET /webhook_endpoints': 'listWebhookEndpoints',
+      'GET /webhook_endpoints/{id}': 'viewWebhookEndpoint',
+      'DELETE /webhook_endpoints/{id}': 'deleteWebhookEndpoint',
+      'GET /webhook_endpoints/{id}/deliveries': 'listWebhookDeliveries',
       'POST /admin/accounts': 'createAccount',
       'POST /admin/accounts/{id}/keys': 'createApiKey',
       'GET /admin/accounts/{id}/keys': 'listApiKeys',

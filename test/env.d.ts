@@ -3,6 +3,8 @@
 declare namespace Cloudflare {
   interface Env {
     TEST_MIGRATIONS: import('cloudflare:test').D1Migration[];
+    /** The loopback webhook receiver (test/receiver/server.ts). */
+    WEBHOOK_RECEIVER_URL: string;
   }
   interface GlobalProps {
     mainModule: typeof import('../src/index.ts');

@@ -19,7 +19,7 @@ type BenchEnv = Env & { BENCH_D1_DELAY_MS?: string };
 /** Since the isolate started: requests whose waitUntil work has settled, and their round trips after the reply. */
 const afterReply = { requests: 0, roundTrips: 0 };
 
-const handler: ExportedHandler<Env> = service;
+const handler: Pick<ExportedHandler<Env>, 'fetch'> = service;
 
 /** `ctx` whose waitUntil also hands each promise to `track`. */
 function trackedContext(ctx: ExecutionContext, track: (p: Promise<unknown>) => void): ExecutionContext {

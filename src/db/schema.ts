@@ -142,11 +142,70 @@ export const events = sqliteTable(
     // The version the change made; null for a delete.
     version: integer('version'),
     createdAt: integer('created_at').notNull(),
+    // When the queue consumer first took the event for delivery (src/webhooks/delivery.ts). Still
+    // null a few minutes after the change: the Worker stopped between the commit and the queue
+    // send, and the cron queues it (src/webhooks/requeue.ts).
+    dispatchedAt: integer('dispatched_at'),
   },
   (t) => [
     uniqueIndex('events_id_unique').on(t.id),
     index('events_account_seq_idx').on(t.accountId, t.seq),
+    // GET /events?type=: a page costs the same however rare the type.
+    index('events_account_type_seq_idx').on(t.accountId, t.type, t.seq),
     index('events_created_idx').on(t.createdAt),
+    // The cron's search for events never queued: only those rows are in it.
+    index('events_undispatched_idx').on(t.createdAt).where(sql`${t.dispatchedAt} is null`),
+  ],
+);
+
+// Where an account wants its events POSTed (at most WEBHOOK_ENDPOINTS_PER_ACCOUNT). The secret
+// signs every delivery (Standard Webhooks), so it is kept as issued, not hashed: it is shown once,
+// at creation, and never returned again.
+export const webhookEndpoints = sqliteTable(
+  'webhook_endpoints',
+  {
+    // Order of creation, for listing newest first.
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    // `we_` + 32 hex digits.
+    id: text('id').notNull(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    // JSON array of event types.
+    eventTypes: text('event_types').notNull(),
+    description: text('description'),
+    // `whsec_` + base64 of 32 random bytes.
+    secret: text('secret').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('webhook_endpoints_id_unique').on(t.id), index('webhook_endpoints_account_idx').on(t.accountId, t.seq)],
+);
+
+// Every delivery attempt of an event to an endpoint, for GET /webhook_endpoints/{id}/deliveries;
+// they go with their endpoint, and the cron prunes them with the events (30 days).
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    endpointId: text('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    // No reference: the event may be pruned before its attempts.
+    eventId: text('event_id').notNull(),
+    // 1 for the first attempt of this event to this endpoint.
+    attempt: integer('attempt').notNull(),
+    // The receiver's HTTP status, or null when there was none (then `error` says why).
+    status: integer('status'),
+    error: text('error'),
+    // 1 on the last attempt once the message went to the dead-letter queue: no more attempts.
+    deadLettered: integer('dead_lettered').notNull().default(0),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.id),
+    index('webhook_deliveries_event_idx').on(t.endpointId, t.eventId),
+    index('webhook_deliveries_created_idx').on(t.createdAt),
   ],
 );
 
@@ -169,3 +228,6 @@ export type Scenario = typeof scenarios.$inferSelect;
 export type ScenarioRevision = typeof scenarioRevisions.$inferSelect;
 export type IdempotencyRecord = typeof idempotencyRecords.$inferSelect;
 export type KeyScope = ApiKey['scope'];
+export type Event = typeof events.$inferSelect;
+export type WebhookEndpoint = typeof webhookEndpoints.$inferSelect;
+export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;

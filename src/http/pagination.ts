@@ -1,50 +1,64 @@
-// The spec's pagination query, shared by every list keyed by a positive integer (scenario ids,
-// revision versions): limit 1–100 (default 10), starting_after, endding_before (as the spec spells
-// it) or ending_before, at most one cursor. Newest first; the cursor need not name an item.
+// The list query every paginated resource shares (DECISIONS "Listing and pagination"): `limit`
+// 1–100 (default 10), `starting_after` / `endding_before` (spelled as in the spec; `ending_before`
+// is the same parameter), at most one cursor. Each resource gives its cursor's schema.
 import { z } from '@hono/zod-openapi';
 import { ApiError } from './problem.ts';
 
-const CURSOR = /^[1-9][0-9]{0,15}$/;
 const LIMIT = /^[0-9]{1,3}$/;
 
-// The patterns bound the length already; maxLength only states it (one message per bad value).
-// No `example` on the cursors: Swagger UI's "Try it out" fills every parameter that has one, and
-// both cursors at once are a 400.
-const cursor = (label: string, description: string) =>
-  z.string().regex(CURSOR, `must be a positive integer (${label})`).optional().openapi({ description, maxLength: 16 });
+export const LimitQuery = z
+  .string()
+  .regex(LIMIT, 'must be an integer from 1 to 100')
+  .refine((v) => !LIMIT.test(v) || (Number(v) >= 1 && Number(v) <= 100), 'must be an integer from 1 to 100')
+  .optional()
+  .openapi({ description: 'Page length, 1–100 (default 10)', maxLength: 3, example: '10' });
+
+const INTEGER_CURSOR = /^[1-9][0-9]{0,15}$/;
 
 /**
- * The query schema. The cursor is an item's `noun` ("id", "version"), `label` says so in error
- * messages ("a list item id"), `example` is one.
+ * The whole query of a list paged by a positive integer (scenario ids, revision versions): the
+ * cursor is an item's `noun` ("id", "version"), `label` says so in error messages ("a list item
+ * id"), `example` is one. No `example` on the cursors: Swagger UI's "Try it out" fills every
+ * parameter that has one, and both cursors at once are a 400.
  */
 export function pageQuery(noun: string, label: string, example: string) {
+  const cursor = (description: string) =>
+    z.string().regex(INTEGER_CURSOR, `must be a positive integer (${label})`).optional().openapi({ description, maxLength: 16 });
   return z.strictObject({
-    limit: z
-      .string()
-      .regex(LIMIT, 'must be an integer from 1 to 100')
-      // Only the range: a value the pattern refused already has its issue (one message per problem).
-      .refine((v) => !LIMIT.test(v) || (Number(v) >= 1 && Number(v) <= 100), 'must be an integer from 1 to 100')
-      .optional()
-      .openapi({ description: 'Page length, 1–100 (default 10)', maxLength: 3, example: '10' }),
-    starting_after: cursor(label, `Next page: items older than this ${noun} (the last item's ${noun}, e.g. ${example})`),
-    endding_before: cursor(label, `Previous page: items newer than this ${noun} (the first item's ${noun}; spelled as in the spec)`),
-    ending_before: cursor(label, 'Same as endding_before'),
+    limit: LimitQuery,
+    starting_after: cursor(`Next page: items older than this ${noun} (the last item's ${noun}, e.g. ${example})`),
+    endding_before: cursor(`Previous page: items newer than this ${noun} (the first item's ${noun}; spelled as in the spec)`),
+    ending_before: cursor('Same as endding_before'),
   });
 }
 
-export type PageQuery = z.infer<ReturnType<typeof pageQuery>>;
-
-/** A page to fetch: its length and at most one cursor. */
-export interface PageRequest {
-  limit: number;
-  /** Items older than this (the next page, newest first). */
-  startingAfter?: number | undefined;
-  /** Items newer than this (the previous page). */
-  endingBefore?: number | undefined;
+/** The page a validated integer-cursor query asks for. */
+export function toPageRequest(query: z.infer<ReturnType<typeof pageQuery>>): PageRequest<number> {
+  return pageRequest(query, Number);
 }
 
-/** The validated query as a page request; both cursors at once (or two different spellings) is 400. */
-export function toPageRequest(query: PageQuery): PageRequest {
+/** The three cursor parameters, each validated by `cursor` (described per direction). */
+export function cursorQuery(cursor: (description: string) => z.ZodOptional<z.ZodString>, item: string) {
+  return {
+    starting_after: cursor(`Next page: ${item}s older than this one (the last item's id)`),
+    endding_before: cursor(`Previous page: ${item}s newer than this one (the first item's id; spelled as in the spec)`),
+    ending_before: cursor('Same as endding_before'),
+  };
+}
+
+export interface PageRequest<Cursor> {
+  limit: number;
+  /** Items older than this one (the next page, newest first). */
+  startingAfter?: Cursor | undefined;
+  /** Items newer than this one (the previous page). */
+  endingBefore?: Cursor | undefined;
+}
+
+/** The page a validated list query asks for; 400 invalid_query for two cursors at once. */
+export function pageRequest<Cursor>(
+  query: { limit?: string | undefined; starting_after?: string | undefined; endding_before?: string | undefined; ending_before?: string | undefined },
+  toCursor: (text: string) => Cursor,
+): PageRequest<Cursor> {
   const { endding_before: misspelt, ending_before: spelt } = query;
   if (misspelt !== undefined && spelt !== undefined && misspelt !== spelt) {
     throw new ApiError('invalid_query', 'endding_before and ending_before are the same parameter; give one', {
@@ -59,7 +73,14 @@ export function toPageRequest(query: PageQuery): PageRequest {
   }
   return {
     limit: query.limit === undefined ? 10 : Number(query.limit),
-    startingAfter: query.starting_after === undefined ? undefined : Number(query.starting_after),
-    endingBefore: endingBefore === undefined ? undefined : Number(endingBefore),
+    startingAfter: query.starting_after === undefined ? undefined : toCursor(query.starting_after),
+    endingBefore: endingBefore === undefined ? undefined : toCursor(endingBefore),
   };
+}
+
+/** Rows fetched with limit + 1: the page in newest-first order, and whether more lie beyond it. */
+export function toPage<Row>(rows: Row[], page: PageRequest<unknown>): { rows: Row[]; hasMore: boolean } {
+  const hasMore = rows.length > page.limit;
+  const kept = hasMore ? rows.slice(0, page.limit) : rows;
+  return { rows: page.endingBefore !== undefined ? kept.reverse() : kept, hasMore };
 }

@@ -16,6 +16,7 @@ import { conditionalHeader, ScenarioToken } from '../scenarios/routes.ts';
 import { newEventId } from '../scenarios/workflows.ts';
 import { EXAMPLE_DIFF, EXAMPLE_REVISION, EXAMPLE_REVISION_LIST, exampleRestored } from './examples.ts';
 import { DiffResponseSchema, RevisionListSchema, RevisionResponseSchema, toRevisionForm } from './forms.ts';
+import { queueEvent } from '../webhooks/producer.ts';
 import { diffRevisions, listRevisions, restoreRevision, viewRevision } from './workflows.ts';
 
 const VERSION = /^[1-9][0-9]{0,15}$/;
@@ -115,16 +116,18 @@ export const revisionRoutes = base
       const ifMatch = c.req.valid('header')['if-match'];
       const condition = ifMatch === undefined ? undefined : parseIfMatch(ifMatch);
       const key = c.get('key');
+      const eventId = newEventId();
       const restored = await restoreRevision(
         c.get('db'),
         key,
         token,
         Number(version),
-        newEventId(),
+        eventId,
         condition && !condition.any ? condition.versions : undefined,
         parseRevisionsKept(c.env.SCENARIO_REVISIONS_KEPT),
       );
       c.set('caller', restored.caller);
+      queueEvent(c, eventId);
       const chartUrl = await signChartUrl(c.env, new URL(c.req.url).origin, restored.caller.accountId, token, key.now);
       const body = toDetailResponse(restored.scenario, restored.scenario.scenarioData, chartUrl, 'Scenario restored');
       return c.json(body, 200, { ETag: etagFor(restored.scenario.version) });

@@ -29,7 +29,7 @@ const noRevision = (caller: Caller, version: number) =>
   new ApiError('not_found', `The scenario has no revision ${version} (never made, or pruned)`, { caller });
 
 /** A page of a scenario's revisions, newest first (cursor: a version number). */
-export async function listRevisions(session: Session, key: KeyCheck, token: string, page: PageRequest) {
+export async function listRevisions(session: Session, key: KeyCheck, token: string, page: PageRequest<number>) {
   const limit = page.limit + 1;
   const values = { ...key, token, limit };
   const query =

@@ -25,6 +25,7 @@ import {
 } from './forms.ts';
 import { expiredAt, parseRetentionDays } from './retention.ts';
 import { CreateScenarioBodySchema, SaveScenarioBodySchema, TOKEN_PATTERN, type ScenarioDataInput } from './schema.ts';
+import { queueEvent } from '../webhooks/producer.ts';
 import { createScenario, deleteScenario, listScenarios, newEventId, saveScenario, viewScenario } from './workflows.ts';
 
 /**
@@ -141,8 +142,10 @@ const listCreateViewRoutes = routesBase
       const input = dataOf(c.req.valid('json'));
       const idempotencyKey = c.req.valid('header')['idempotency-key'];
       const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, requestHash: await sha256Hex(JSON.stringify(input)) };
-      const created = await createScenario(c.get('db'), c.get('key'), input, newEventId(), idempotency);
+      const eventId = newEventId();
+      const created = await createScenario(c.get('db'), c.get('key'), input, eventId, idempotency);
       c.set('caller', created.caller);
+      if (!created.replayed) queueEvent(c, eventId);
       created.body.data.scenario.chart_img = await chartUrl(c, created.token);
       // A replay names the version its first reply named: 1.
       const headers = { Location: `${origin(c)}/scenarios/${created.token}`, ETag: etagFor(1) };
@@ -214,8 +217,10 @@ const saveHandler = async (c: Context<AppEnv>, body: z.infer<typeof SaveScenario
   const token = String(body.token);
   const condition = ifMatch === undefined ? undefined : parseIfMatch(ifMatch);
   const versions = condition && !condition.any ? condition.versions : undefined;
-  const saved = await saveScenario(c.get('db'), c.get('key'), token, dataOf(body), newEventId(), versions, parseRevisionsKept(c.env.SCENARIO_REVISIONS_KEPT));
+  const eventId = newEventId();
+  const saved = await saveScenario(c.get('db'), c.get('key'), token, dataOf(body), eventId, versions, parseRevisionsKept(c.env.SCENARIO_REVISIONS_KEPT));
   c.set('caller', saved.caller);
+  queueEvent(c, eventId);
   const url = await chartUrl(c, token);
   return { body: toDetailResponse(saved.scenario, saved.stored, url, 'Scenario saved'), etag: etagFor(saved.scenario.version) };
 };
@@ -262,5 +267,7 @@ export const scenarioRoutes = listCreateViewRoutes
   });
 
 async function removeScenario(c: Context<AppEnv>, token: string): Promise<void> {
-  c.set('caller', await deleteScenario(c.get('db'), c.get('key'), token, newEventId()));
+  const eventId = newEventId();
+  c.set('caller', await deleteScenario(c.get('db'), c.get('key'), token, eventId));
+  queueEvent(c, eventId);
 }

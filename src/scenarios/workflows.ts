@@ -54,7 +54,7 @@ export function newEventId(): string {
 export const notFound = (caller: Caller) => new ApiError('not_found', 'No scenario with that token', { caller });
 
 /** A page of the caller's scenarios, newest first, and whether more lie in the direction of travel. */
-export async function listScenarios(session: Session, key: KeyCheck, page: PageRequest) {
+export async function listScenarios(session: Session, key: KeyCheck, page: PageRequest<number>) {
   const limit = page.limit + 1;
   const query =
     page.endingBefore !== undefined

@@ -1,0 +1,109 @@
+// The queue consumer. An `event` message is fanned out into one `delivery` message per endpoint
+// that wants it (and the event marked taken, so the cron leaves it alone); a `delivery` message
+// POSTs the event to its endpoint, signed, and records the attempt. A non-2xx answer, a timeout or
+// a network error is retried with exponential backoff; after the queue's max_retries the message
+// goes to the dead-letter queue, whose consumer marks the last attempt dead-lettered.
+import { dispatchEvent } from '../db/events.ts';
+import type { Event } from '../db/schema.ts';
+import { findDeliveryTarget, markDeadLettered, recordAttempt } from '../db/webhooks.ts';
+import { toEventForm } from '../events/forms.ts';
+import { log } from '../http/log.ts';
+import { DELIVERY_TIMEOUT_MS, MAX_RETRY_DELAY_SECONDS } from './limits.ts';
+import { DEAD_LETTER_QUEUE, retryBaseSeconds, retryDelaySeconds, sendMessages, type WebhookMessage } from './queue.ts';
+import { signDelivery } from './signing.ts';
+import { checkWebhookUrl } from './url-rules.ts';
+
+/** What the consumer uses of the Worker's environment. */
+export interface DeliveryEnv {
+  DB: D1Database;
+  WEBHOOK_QUEUE: Queue;
+  WEBHOOK_RETRY_BASE_SECONDS: string;
+  WEBHOOK_ALLOW_LOOPBACK: string;
+}
+
+type Outcome = 'done' | 'retry';
+
+/** Fans an event out to its endpoints. Run again (a redelivery, the cron), it sends them again: a delivery skips an endpoint that already answered. */
+async function fanOut(env: DeliveryEnv, eventId: string): Promise<Outcome> {
+  const { event, endpointIds } = await dispatchEvent(env.DB, eventId, Date.now());
+  if (!event) return 'done';
+  await sendMessages(env.WEBHOOK_QUEUE, endpointIds.map((endpointId) => ({ kind: 'delivery', eventId, endpointId })));
+  return 'done';
+}
+
+/** The request a receiver gets: the event's JSON, signed as Standard Webhooks specifies. */
+export async function deliveryRequest(event: Event, secret: string, nowMs: number): Promise<{ body: string; headers: Record<string, string> }> {
+  const body = JSON.stringify(toEventForm(event));
+  const timestamp = Math.floor(nowMs / 1000);
+  return {
+    body,
+    headers: {
+      'Content-Type': 'application/json',
+      'User-Agent': 'scenario-service-webhooks/1',
+      'webhook-id': event.id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': await signDelivery(secret, event.id, timestamp, body),
+    },
+  };
+}
+
+/** One POST; its status, or why there was none. Redirects are not followed (they could lead anywhere). */
+async function post(url: string, request: { body: string; headers: Record<string, string> }): Promise<{ status: number | null; error: string | null }> {
+  try {
+    const response = await fetch(url, { method: 'POST', ...request, redirect: 'manual', signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS) });
+    await response.body?.cancel();
+    return { status: response.status, error: null };
+  } catch (error) {
+    const name = error instanceof Error ? error.name : '';
+    return { status: null, error: name === 'TimeoutError' ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : 'connection failed' };
+  }
+}
+
+async function deliver(env: DeliveryEnv, eventId: string, endpointId: string): Promise<Outcome> {
+  const { event, endpoint, delivered } = await findDeliveryTarget(env.DB, endpointId, eventId);
+  // Deleted endpoints get nothing; pruned events cannot be sent; answered ones are not sent twice.
+  if (!event || !endpoint || delivered) return 'done';
+  // Checked again: the rules (or WEBHOOK_ALLOW_LOOPBACK) may have changed since the endpoint was made.
+  const verdict = checkWebhookUrl(endpoint.url, env.WEBHOOK_ALLOW_LOOPBACK === 'true');
+  if (!verdict.ok) {
+    await recordAttempt(env.DB, { endpointId, eventId, status: null, error: `URL refused: it ${verdict.reason}`.slice(0, 200), now: Date.now() });
+    return 'done';
+  }
+  const result = await post(verdict.url, await deliveryRequest(event, endpoint.secret, Date.now()));
+  await recordAttempt(env.DB, { endpointId, eventId, ...result, now: Date.now() });
+  return result.status !== null && result.status >= 200 && result.status < 300 ? 'done' : 'retry';
+}
+
+async function handle(env: DeliveryEnv, body: WebhookMessage): Promise<Outcome> {
+  return body.kind === 'event' ? fanOut(env, body.eventId) : deliver(env, body.eventId, body.endpointId);
+}
+
+/** The dead-letter queue: the delivery was given up; its last attempt says so. */
+async function deadLetter(env: DeliveryEnv, message: Message<WebhookMessage>): Promise<void> {
+  const body = message.body;
+  log('error', 'webhook message dead-lettered', { kind: body.kind, event_id: body.eventId, endpoint_id: body.kind === 'delivery' ? body.endpointId : null });
+  if (body.kind === 'delivery') await markDeadLettered(env.DB, body.endpointId, body.eventId);
+}
+
+/** The Worker's queue handler: each message acked when handled, retried with backoff when not. */
+export async function consumeWebhookBatch(batch: MessageBatch<WebhookMessage>, env: DeliveryEnv): Promise<void> {
+  const base = retryBaseSeconds(env.WEBHOOK_RETRY_BASE_SECONDS);
+  await Promise.all(
+    batch.messages.map(async (message) => {
+      try {
+        if (batch.queue === DEAD_LETTER_QUEUE) {
+          await deadLetter(env, message);
+          message.ack();
+          return;
+        }
+        if ((await handle(env, message.body)) === 'done') message.ack();
+        else message.retry({ delaySeconds: retryDelaySeconds(base, message.attempts, MAX_RETRY_DELAY_SECONDS) });
+      } catch (error) {
+        // D1 or the queue failed us: the same backoff, and the message is handled again.
+        log('error', 'webhook message failed', { kind: message.body.kind, event_id: message.body.eventId, error: error instanceof Error ? error.name : 'unknown' });
+        message.retry({ delaySeconds: retryDelaySeconds(base, message.attempts, MAX_RETRY_DELAY_SECONDS) });
+      }
+    }),
+  );
+}
+

@@ -1,0 +1,9 @@
+// Webhook limits, read by the routes, the workflows and the delivery; imports nothing.
+
+/** Endpoints an account may hold (DECISIONS "Events and webhooks"). */
+export const WEBHOOK_ENDPOINTS_PER_ACCOUNT = 10;
+export const WEBHOOK_DESCRIPTION_MAX = 500;
+/** A receiver has this long to answer an attempt (Standard Webhooks suggests 15 s at most). */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/** The longest delay a Cloudflare Queue accepts for a retry (12 hours). */
+export const MAX_RETRY_DELAY_SECONDS = 43_200;

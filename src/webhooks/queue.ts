@@ -1,0 +1,29 @@
+// The webhook queue's messages and how they are sent. One `event` message per committed change
+// (sent by the request after its commit, or by the cron); the consumer fans it out into one
+// `delivery` message per subscribed endpoint, so each endpoint has its own attempts, backoff and
+// dead-lettering, and a retry never goes to an endpoint that already answered.
+
+export type WebhookMessage = { kind: 'event'; eventId: string } | { kind: 'delivery'; eventId: string; endpointId: string };
+
+/** The dead-letter queue's name, as wrangler.toml names it (the consumer tells the queues apart by it). */
+export const DEAD_LETTER_QUEUE = 'scenario-service-webhooks-dlq';
+
+/** A queue's sendBatch takes at most 100 messages. */
+const SEND_BATCH_MAX = 100;
+
+export async function sendMessages(queue: Queue, messages: WebhookMessage[]): Promise<void> {
+  for (let i = 0; i < messages.length; i += SEND_BATCH_MAX) {
+    await queue.sendBatch(messages.slice(i, i + SEND_BATCH_MAX).map((body) => ({ body })));
+  }
+}
+
+/** The delay before attempt `attempts + 1`: base × 2^(attempts − 1), capped at the queue's 12 hours. */
+export function retryDelaySeconds(baseSeconds: number, attempts: number, maxSeconds: number): number {
+  return Math.min(maxSeconds, Math.round(baseSeconds * 2 ** Math.max(0, attempts - 1)));
+}
+
+/** WEBHOOK_RETRY_BASE_SECONDS as a number (300 when unset or not a non-negative number). */
+export function retryBaseSeconds(value: string | undefined): number {
+  const n = Number(value);
+  return value !== undefined && value.trim() !== '' && Number.isFinite(n) && n >= 0 ? n : 300;
+}

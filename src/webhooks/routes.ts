@@ -1,0 +1,163 @@
+// Webhook endpoints: create (the secret shown once), list, view, delete, and an endpoint's
+// delivery attempts. Every route needs a read_write key: endpoints are the account's integration
+// settings, and the deliveries list says where its events go.
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import { requireApiKey } from '../auth/bearer.ts';
+import { EVENT_TYPES } from '../db/schema.ts';
+import type { AppEnv } from '../env.ts';
+import { strictUtf8JsonBody } from '../http/body.ts';
+import { jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
+import { cursorQuery, LimitQuery, pageRequest } from '../http/pagination.ts';
+import { ApiError } from '../http/problem.ts';
+import { noQueryParameters } from '../http/query.ts';
+import { validationHook } from '../http/validation.ts';
+import {
+  CreatedEndpointSchema,
+  CreateEndpointBodySchema,
+  DeliveryListSchema,
+  EndpointIdSchema,
+  EndpointListSchema,
+  EXAMPLE_DELIVERY,
+  EXAMPLE_ENDPOINT,
+  toDeliveryForm,
+  toEndpointForm,
+  WebhookEndpointSchema,
+} from './forms.ts';
+import { checkWebhookUrl } from './url-rules.ts';
+import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, viewEndpoint } from './workflows.ts';
+
+const routesBase = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+const EndpointId = routesBase.openAPIRegistry.registerParameter(
+  'WebhookEndpointId',
+  EndpointIdSchema().openapi({ param: { name: 'id', in: 'path', description: 'The webhook endpoint id: we_ + 32 hex digits' } }),
+);
+const IdParams = z.object({ id: EndpointId });
+const NOT_FOUND = ['not_found', 'No webhook endpoint with that id'] as const;
+
+const CURSOR = /^[1-9][0-9]{0,15}$/;
+const cursor = (description: string) =>
+  z.string().regex(CURSOR, 'must be a positive integer (a delivery id)').optional().openapi({ description, maxLength: 16 });
+const DeliveriesQuery = z.strictObject({ limit: LimitQuery, ...cursorQuery(cursor, 'attempt') });
+
+export const webhookRoutes = routesBase
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/',
+      operationId: 'createWebhookEndpoint',
+      summary: 'Register a webhook endpoint',
+      description:
+        "Events of the caller's scenarios made from now on are POSTed to the URL, signed as Standard Webhooks specifies " +
+        '(webhook-id, webhook-timestamp, webhook-signature) with the secret in this reply, the only time it is shown. The URL must ' +
+        `be https:// on a public host. At most 10 endpoints per account (409 too_many_endpoints). event_types defaults to all of ${EVENT_TYPES.join(', ')}.`,
+      tags: ['Webhooks'],
+      middleware: [requireApiKey, noQueryParameters, strictUtf8JsonBody] as const,
+      request: { body: { required: true, content: jsonContent(CreateEndpointBodySchema, { url: EXAMPLE_ENDPOINT.url, description: 'Benefits calculator' }) } },
+      responses: {
+        201: {
+          description: 'Registered; the secret is in this reply only',
+          headers: successHeaders('api-key'),
+          content: jsonContent(CreatedEndpointSchema, { ...EXAMPLE_ENDPOINT, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw5Ec+RCTlNgA=' }),
+        },
+        ...problemResponses('api-key', 'forbidden', 'invalid_json', 'validation_failed', 'too_many_endpoints', 'payload_too_large'),
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid('json');
+      const verdict = checkWebhookUrl(body.url, c.env.WEBHOOK_ALLOW_LOOPBACK === 'true');
+      if (!verdict.ok) {
+        throw new ApiError('validation_failed', 'The request body has 1 problem; see errors', { errors: [{ path: 'url', message: verdict.reason }] });
+      }
+      const eventTypes = body.event_types ? EVENT_TYPES.filter((type) => body.event_types?.includes(type)) : [...EVENT_TYPES];
+      const { caller, endpoint } = await createEndpoint(c.get('db'), c.get('key'), { url: verdict.url, eventTypes, description: body.description ?? null });
+      c.set('caller', caller);
+      return c.json({ ...toEndpointForm(endpoint), secret: endpoint.secret }, 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/',
+      operationId: 'listWebhookEndpoints',
+      summary: 'List webhook endpoints',
+      description: "The caller's webhook endpoints (at most 10), newest first, without their secrets.",
+      tags: ['Webhooks'],
+      middleware: [requireApiKey, noQueryParameters] as const,
+      responses: {
+        200: { description: 'The endpoints', headers: successHeaders('api-key'), content: jsonContent(EndpointListSchema, { data: [EXAMPLE_ENDPOINT] }) },
+        ...problemResponses('api-key', 'forbidden'),
+      },
+    }),
+    async (c) => {
+      const { caller, endpoints } = await listEndpoints(c.get('db'), c.get('key'));
+      c.set('caller', caller);
+      return c.json({ data: endpoints.map(toEndpointForm) }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{id}',
+      operationId: 'viewWebhookEndpoint',
+      summary: 'View a webhook endpoint',
+      description: "One of the caller's endpoints, without its secret; another account's id is 404 like an unknown one.",
+      tags: ['Webhooks'],
+      middleware: [requireApiKey, noQueryParameters] as const,
+      request: { params: IdParams },
+      responses: {
+        200: { description: 'The endpoint', headers: successHeaders('api-key'), content: jsonContent(WebhookEndpointSchema, EXAMPLE_ENDPOINT) },
+        ...problemResponses('api-key', 'forbidden', NOT_FOUND),
+      },
+    }),
+    async (c) => {
+      const { caller, endpoint } = await viewEndpoint(c.get('db'), c.get('key'), c.req.valid('param').id);
+      c.set('caller', caller);
+      return c.json(toEndpointForm(endpoint), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'delete',
+      path: '/{id}',
+      operationId: 'deleteWebhookEndpoint',
+      summary: 'Delete a webhook endpoint',
+      description: 'Removes the endpoint and its delivery attempts. Nothing is delivered to it afterwards, retries included.',
+      tags: ['Webhooks'],
+      middleware: [requireApiKey, noQueryParameters] as const,
+      request: { params: IdParams },
+      responses: {
+        204: { description: 'Deleted', headers: successHeaders('api-key') },
+        ...problemResponses('api-key', 'forbidden', NOT_FOUND),
+      },
+    }),
+    async (c) => {
+      c.set('caller', await deleteEndpoint(c.get('db'), c.get('key'), c.req.valid('param').id));
+      return c.body(null, 204);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{id}/deliveries',
+      operationId: 'listWebhookDeliveries',
+      summary: "List an endpoint's delivery attempts",
+      description:
+        'Every attempt to deliver an event to this endpoint, newest first: the event id, the attempt number, the HTTP status ' +
+        'or the error, and when. dead_lettered marks the last attempt of a delivery that was given up. Paginated like the ' +
+        'scenario list (the cursor is an attempt id). Kept 30 days.',
+      tags: ['Webhooks'],
+      middleware: [requireApiKey] as const,
+      request: { params: IdParams, query: DeliveriesQuery },
+      responses: {
+        200: { description: 'A page of attempts', headers: successHeaders('api-key'), content: jsonContent(DeliveryListSchema, { data: [EXAMPLE_DELIVERY], has_more: false }) },
+        ...problemResponses('api-key', 'forbidden', NOT_FOUND, 'invalid_query'),
+      },
+    }),
+    async (c) => {
+      const page = pageRequest(c.req.valid('query'), Number);
+      const result = await listDeliveries(c.get('db'), c.get('key'), c.req.valid('param').id, page);
+      c.set('caller', result.caller);
+      return c.json({ data: result.rows.map(toDeliveryForm), has_more: result.hasMore }, 200);
+    },
+  );
