@@ -1,9 +1,8 @@
 // Judging the key row that comes back with every request's batch: which refusal, if any. The
 // statements themselves already refused to touch anything for such a key (db/api-keys.ts
 // `liveKey`); this only names the reason, for the 401, 403 or 429.
-import { findKeyState, keyStatements, toKeyState, type KeyAccess, type KeyCheck, type KeyState, type KeyWithAccount } from '../db/api-keys.ts';
-import { runBatch } from '../db/execute.ts';
-import type { RawRow, Session } from '../db/statement.ts';
+import { findKeyState, type KeyAccess, type KeyCheck, type KeyState, type KeyWithAccount } from '../db/api-keys.ts';
+import type { Session } from '../db/statement.ts';
 
 /** `throttled`: the client address is refused after too many failures, whatever the key. */
 export type KeyRefusal = 'throttled' | 'unknown' | 'revoked' | 'expired' | 'read_only';
@@ -38,15 +37,4 @@ export function judgeKey({ throttled, key }: KeyState, access: KeyAccess, now: n
 /** Checks a key on its own (one round trip): for GET /me, and to refuse a key before judging input. */
 export async function verifyKey(session: Session, key: KeyCheck, access: KeyAccess): Promise<Caller> {
   return judgeKey(await findKeyState(session, key), access, key.now);
-}
-
-/**
- * One round trip: the address's throttle and the key's row, then `statements` (which carry the
- * key check themselves, so they do nothing for a refused key); the key judged, and the rows of
- * each statement in order.
- */
-export async function runWithKey(session: Session, key: KeyCheck, access: KeyAccess, statements: D1PreparedStatement[]) {
-  const [throttleRows, keyRows, ...results] = await runBatch(session, [...keyStatements(session, key), ...statements]);
-  const caller = judgeKey(toKeyState(throttleRows, keyRows), access, key.now);
-  return { caller, results: results as RawRow[][] };
 }

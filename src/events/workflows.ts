@@ -1,6 +1,6 @@
 // GET /events as one batch (one round trip): the key's rows, whether the cursor is one of the
 // caller's events, and the page. Nothing here knows HTTP.
-import { runWithKey } from '../auth/key-check.ts';
+import { withKey } from '../auth/with-key.ts';
 import type { KeyCheck } from '../db/api-keys.ts';
 import { eventCursor, eventPages, toEvent } from '../db/events.ts';
 import type { EventType } from '../db/schema.ts';
@@ -15,7 +15,7 @@ export async function listEvents(session: Session, key: KeyCheck, page: PageRequ
   const from = page.endingBefore !== undefined ? 'before' : page.startingAfter !== undefined ? 'after' : 'first';
   const statement = eventPages[type === undefined ? from : (`${from}OfType` as const)];
   const values = { ...key, limit, ...(cursor === undefined ? {} : { cursor }), ...(type === undefined ? {} : { type }) };
-  const { caller, results } = await runWithKey(session, key, 'read', [
+  const { caller, results } = await withKey(session, key, 'read', [
     ...(cursor === undefined ? [] : [eventCursor(session, { ...key, cursor })]),
     statement(session, values),
   ]);

@@ -1,7 +1,8 @@
 // What each webhook endpoint request does with D1, as one batch (one round trip) on the session it
 // is given: the key's rows and the statements it guards (a read_write key for every route here).
 // Nothing here knows HTTP.
-import { runWithKey, type Caller } from '../auth/key-check.ts';
+import type { Caller } from '../auth/key-check.ts';
+import { withKey } from '../auth/with-key.ts';
 import type { KeyCheck } from '../db/api-keys.ts';
 import type { EventType } from '../db/schema.ts';
 import type { Session } from '../db/statement.ts';
@@ -39,7 +40,7 @@ export async function createEndpoint(session: Session, key: KeyCheck, input: New
     secret: newWebhookSecret(),
     max: WEBHOOK_ENDPOINTS_PER_ACCOUNT,
   };
-  const { caller, results } = await runWithKey(session, key, 'write', [insertEndpoint(session, values), endpointOfCaller(session, values)]);
+  const { caller, results } = await withKey(session, key, 'write', [insertEndpoint(session, values), endpointOfCaller(session, values)]);
   const row = results[1]?.[0];
   if (!row) {
     throw new ApiError('too_many_endpoints', `An account can have at most ${WEBHOOK_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first`, { caller });
@@ -49,12 +50,12 @@ export async function createEndpoint(session: Session, key: KeyCheck, input: New
 
 /** GET /webhook_endpoints: all of the caller's (at most 10), newest first. */
 export async function listEndpoints(session: Session, key: KeyCheck) {
-  const { caller, results } = await runWithKey(session, key, 'write', [endpointsOfCaller(session, key)]);
+  const { caller, results } = await withKey(session, key, 'write', [endpointsOfCaller(session, key)]);
   return { caller, endpoints: (results[0] ?? []).map(toWebhookEndpoint) };
 }
 
 export async function viewEndpoint(session: Session, key: KeyCheck, endpointId: string) {
-  const { caller, results } = await runWithKey(session, key, 'write', [endpointOfCaller(session, { ...key, endpointId })]);
+  const { caller, results } = await withKey(session, key, 'write', [endpointOfCaller(session, { ...key, endpointId })]);
   const row = results[0]?.[0];
   if (!row) throw notFound(caller);
   return { caller, endpoint: toWebhookEndpoint(row) };
@@ -63,7 +64,7 @@ export async function viewEndpoint(session: Session, key: KeyCheck, endpointId: 
 /** DELETE: the endpoint and its attempts; nothing more is delivered to it. */
 export async function deleteEndpoint(session: Session, key: KeyCheck, endpointId: string): Promise<Caller> {
   const values = { ...key, endpointId };
-  const { caller, results } = await runWithKey(session, key, 'write', [endpointOfCaller(session, values), deleteEndpointOfCaller(session, values)]);
+  const { caller, results } = await withKey(session, key, 'write', [endpointOfCaller(session, values), deleteEndpointOfCaller(session, values)]);
   if (!results[0]?.[0]) throw notFound(caller);
   return caller;
 }
@@ -74,7 +75,7 @@ export async function listDeliveries(session: Session, key: KeyCheck, endpointId
   const cursor = page.endingBefore ?? page.startingAfter;
   const from = page.endingBefore !== undefined ? 'before' : page.startingAfter !== undefined ? 'after' : 'first';
   const values = { ...key, endpointId, limit, ...(cursor === undefined ? {} : { cursor }) };
-  const { caller, results } = await runWithKey(session, key, 'write', [endpointOfCaller(session, values), deliveryPages[from](session, values)]);
+  const { caller, results } = await withKey(session, key, 'write', [endpointOfCaller(session, values), deliveryPages[from](session, values)]);
   if (!results[0]?.[0]) throw notFound(caller);
   return { caller, ...toPage((results[1] ?? []).map(toWebhookDelivery), page) };
 }
