@@ -179,8 +179,10 @@ function documentTakes(route: Route, parts: string[]): boolean {
  * document's parameter schemas disagree with the Worker's about the path.
  */
 export function findOperation(method: string, pathname: string): Route | undefined {
-  const parts = pathname.split('/').filter(Boolean).map(decode);
-  const path = `/${parts.join('/')}`;
+  const raw = pathname.split('/').filter(Boolean);
+  const parts = raw.map(decode);
+  // A segment that decodes to a slash (%2F) stays one segment, as the router sees it.
+  const path = `/${parts.map((part, i) => (part.includes('/') ? raw[i] : part)).join('/')}`;
   const served = routesAt(routeTable(), path).find((r) => r.method === method);
   const route = routes.find((r) => r.served === served);
   if (route && !documentTakes(route, parts)) {
