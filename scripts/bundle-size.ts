@@ -8,8 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
-/** 342.2 KiB measured on 2026-11-22 (wrangler 4.155.0), plus about 15 %. */
-const MAX_KIB = 395;
+/**
+ * 411.5 KiB measured on 2026-11-22 (wrangler 4.155.0) with scenario history and webhooks, plus
+ * about 15 %. Raised from 395 (342.2 + 15 %) by those two features: 21 KiB for history (9.4 of it
+ * rfc6902), 27 KiB for events and webhooks; the app is imported on the first request, so an
+ * isolate's global scope does not grow with it (`npm run bench:startup`).
+ */
+const MAX_KIB = 475;
 
 const outdir = mkdtempSync(join(tmpdir(), 'scenario-bundle-'));
 try {
