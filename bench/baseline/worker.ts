@@ -20,6 +20,7 @@ interface BaselineEnv {
   SCENARIO_RETENTION_DAYS?: string;
   CHART_URL_TTL_SECONDS?: string;
   RATE_LIMIT_PER_MINUTE?: string;
+  WEBHOOK_QUEUE: Queue;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -627,6 +628,11 @@ const PRUNE_REVISIONS =
   'AND version <= (SELECT version FROM scenarios WHERE token = ?) - ?';
 const REVISIONS_KEPT = 100;
 
+/** After the reply, as the service does: the committed event to the webhook queue. */
+function queueEvent(env: BaselineEnv, ctx: ExecutionContext, eventId: string): void {
+  ctx.waitUntil(env.WEBHOOK_QUEUE.send({ kind: 'event', eventId }).catch(() => {}));
+}
+
 function newEventId(): string {
   return `evt_${crypto.randomUUID().replaceAll('-', '')}`;
 }
@@ -772,6 +778,7 @@ async function save(request: Request, url: URL, env: BaselineEnv, ctx: Execution
   if (!event) {
     throw new HttpError(412, 'precondition_failed', 'Precondition failed', 'The scenario has changed since that ETag', { ETag: etagFor(row.version) });
   }
+  queueEvent(env, ctx, eventId);
   const chart = await signChartUrl(env, url.origin, caller.accountId, token, now);
   return json(detail(row, stored, chart, 'Scenario saved'), 200, { ETag: etagFor(event.version) });
 }
@@ -797,6 +804,7 @@ async function create(request: Request, url: URL, env: BaselineEnv, ctx: Executi
     const caller = await judge(request, env, ctx, key, batch.keyRow, true, batch.throttled);
     onCaller(caller.accountId);
     if (batch.results[3]?.[0]) {
+      queueEvent(env, ctx, eventId);
       const body = detail({ token, state_id: stateId, created_at: now }, stored, await signChartUrl(env, url.origin, caller.accountId, token, now), 'Scenario created');
       return json(body, 201, { Location: `${url.origin}/scenarios/${token}`, ETag: etagFor(1) });
     }

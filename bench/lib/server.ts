@@ -82,6 +82,9 @@ export function benchWorker(scriptPath: string, port: number, { withRateLimits =
     modulesRoot: dirname(scriptPath),
     ...compatibility(),
     d1Databases: { DB: 'bench-scenario-service' },
+    // Every change hands its event to the webhook queue after the reply (no consumer here: the
+    // bench measures the requests, and the baseline sends the same message).
+    queueProducers: { WEBHOOK_QUEUE: { queueName: 'bench-scenario-webhooks' } },
     ...(withRateLimits
       ? {
           // The service needs both bindings; limits so high the benchmark is never throttled.

@@ -8,8 +8,11 @@ import type { AppEnv } from '../env.ts';
 import { log } from '../http/log.ts';
 
 export function queueEvent(c: Context<AppEnv>, eventId: string): void {
+  // Async, so that even a send that throws at once (a missing binding) rejects here instead of
+  // turning the committed change's reply into a 500.
+  const send = async () => c.env.WEBHOOK_QUEUE.send({ kind: 'event', eventId });
   c.executionCtx.waitUntil(
-    c.env.WEBHOOK_QUEUE.send({ kind: 'event', eventId }).catch((error: unknown) => {
+    send().catch((error: unknown) => {
       log('error', 'event not queued; the cron will queue it', { event_id: eventId, error: error instanceof Error ? error.name : 'unknown' });
     }),
   );
