@@ -1,12 +1,9 @@
 // GET /events (DECISIONS "Events and webhooks"): every change recorded with it and no event
 // without its change, thin events, the list's pagination and type filter, accounts kept apart,
 // and one D1 round trip per request.
-import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import worker from './worker-entry.ts';
-import { api, BASE, createAccountWithKey, createKey, createScenario, scenarioData } from './helpers/api.ts';
-import { faultyD1 } from './helpers/faulty-d1.ts';
+import { api, createAccountWithKey, createKey, createScenario, scenarioData } from './helpers/api.ts';
+import { roundTripsOf } from './helpers/worker-on.ts';
 
 type EventItem = { id: string; type: string; created_at: string; data: { token: string; version?: number } };
 
@@ -133,13 +130,7 @@ describe('GET /events pagination and filter', () => {
   it('makes one D1 round trip, cursor and filter included', async () => {
     const { key, all } = await accountWithEvents();
     for (const path of ['/events', `/events?type=scenario.saved&starting_after=${all[0]?.id}`, `/events?endding_before=${all[3]?.id}`]) {
-      const d1 = faultyD1(() => undefined);
-      const ctx = createExecutionContext();
-      const res = await worker.fetch(new Request(BASE + path, { headers: { Authorization: `Bearer ${key}` } }) as never, { ...env, DB: d1.db }, ctx);
-      expect(res.status, path).toBe(200);
-      await res.text();
-      expect(d1.calls, path).toBe(1);
-      await waitOnExecutionContext(ctx);
+      expect(await roundTripsOf(key, 'GET', path), path).toEqual({ status: 200, calls: 1 });
     }
   });
 });
@@ -151,18 +142,13 @@ describe('scenario writes', () => {
     const requests: Array<[string, string, unknown]> = [
       ['POST', '/scenarios', { scenarioData: scenarioData() }],
       ['POST', '/scenarios/save', { token, scenarioData: scenarioData() }],
+      ['POST', `/scenarios/${token}/revisions/1/restore`, undefined],
       ['DELETE', `/scenarios/${token}`, undefined],
     ];
     for (const [method, path, body] of requests) {
-      const d1 = faultyD1(() => undefined);
-      const ctx = createExecutionContext();
-      const init: RequestInit = { method, headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' } };
-      if (body) init.body = JSON.stringify(body);
-      const res = await worker.fetch(new Request(BASE + path, init) as never, { ...env, DB: d1.db }, ctx);
-      expect(res.status, path).toBeLessThan(300);
-      await res.text();
-      expect(d1.calls, path).toBe(1);
-      await waitOnExecutionContext(ctx);
+      const { status, calls } = await roundTripsOf(key, method, path, body);
+      expect(status, path).toBeLessThan(300);
+      expect(calls, path).toBe(1);
     }
   });
 });

@@ -2,32 +2,11 @@
 // fails before it runs, or after it committed, is retried; a retry never applies a write twice and
 // recognises its own committed write; when the retries run out the answer is 503, never a 500.
 // The Worker runs as deployed, with its D1 binding wrapped to fail the chosen round trips.
-import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import worker from './worker-entry.ts';
-import { BASE, createAccountWithKey, createScenario, scenarioData } from './helpers/api.ts';
-import { faultyD1, seededRandom, type Fault, type FaultyD1 } from './helpers/faulty-d1.ts';
-
-interface Reply {
-  status: number;
-  headers: Headers;
-  body: any;
-}
-
-/** One request through the Worker's fetch, on a D1 that fails as `d1` says. */
-async function sendOn(d1: FaultyD1, key: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
-  const init: RequestInit = { method, headers: { Authorization: `Bearer ${key}`, ...headers } };
-  if (body !== undefined) {
-    init.body = JSON.stringify(body);
-    (init.headers as Record<string, string>)['Content-Type'] = 'application/json';
-  }
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(BASE + path, init) as Request<unknown, IncomingRequestCfProperties>, { ...env, DB: d1.db }, ctx);
-  const text = await res.text();
-  await waitOnExecutionContext(ctx);
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
-}
+import { createAccountWithKey, createScenario, scenarioData } from './helpers/api.ts';
+import { faultyD1, seededRandom, type Fault } from './helpers/faulty-d1.ts';
+import { sendOn, type WorkerReply as Reply } from './helpers/worker-on.ts';
 
 /** A D1 whose first round trip fails as given, and every later one succeeds. */
 const failingFirst = (fault: Fault) => faultyD1((n) => (n === 1 ? fault : undefined));

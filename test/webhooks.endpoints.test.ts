@@ -1,12 +1,9 @@
 // Webhook endpoints (DECISIONS "Events and webhooks"): the secret shown once, at most 10 per
 // account, event_types, accounts kept apart, read_write keys only, and the URL rules (SSRF).
-import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { checkWebhookUrl } from '../src/webhooks/url-rules.ts';
-import worker from './worker-entry.ts';
-import { api, BASE, createAccountWithKey, createKey } from './helpers/api.ts';
-import { faultyD1 } from './helpers/faulty-d1.ts';
+import { api, createAccountWithKey, createKey } from './helpers/api.ts';
+import { roundTripsOf } from './helpers/worker-on.ts';
 import { hookUrl, receiverName, registerEndpoint } from './helpers/webhooks.ts';
 
 const PUBLIC_URL = 'https://hooks.example.com/scenario-service';
@@ -107,15 +104,9 @@ describe('webhook endpoints', () => {
       ['DELETE', `/webhook_endpoints/${id}`],
     ];
     for (const [method, path, body] of requests) {
-      const d1 = faultyD1(() => undefined);
-      const ctx = createExecutionContext();
-      const init: RequestInit = { method, headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' } };
-      if (body) init.body = JSON.stringify(body);
-      const res = await worker.fetch(new Request(BASE + path, init) as never, { ...env, DB: d1.db }, ctx);
-      expect(res.status, `${method} ${path}`).toBeLessThan(300);
-      await res.text();
-      expect(d1.calls, `${method} ${path}`).toBe(1);
-      await waitOnExecutionContext(ctx);
+      const { status, calls } = await roundTripsOf(key, method, path, body);
+      expect(status, `${method} ${path}`).toBeLessThan(300);
+      expect(calls, `${method} ${path}`).toBe(1);
     }
   });
 });
