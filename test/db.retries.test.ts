@@ -18,6 +18,7 @@ import { toDetailResponse } from '../src/scenarios/forms.ts';
 import { ScenarioDataInputSchema, type ScenarioDataInput } from '../src/scenarios/schema.ts';
 import { createScenario, deleteScenario, newEventId, saveScenario } from '../src/scenarios/workflows.ts';
 import { scenarioData, uniqueEmail } from './helpers/api.ts';
+import { failure } from './helpers/contract.ts';
 import { TRANSIENT_MESSAGE } from './helpers/faulty-d1.ts';
 
 interface LossyD1 {
@@ -108,15 +109,6 @@ async function existing(data = input()): Promise<{ token: string; createdId: str
   const createdId = newEventId();
   const { token } = await createScenario(env.DB, key(), data, createdId);
   return { token, createdId };
-}
-
-async function failure(call: Promise<unknown>): Promise<unknown> {
-  try {
-    await call;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to fail');
 }
 
 describe('the wrapper itself', () => {

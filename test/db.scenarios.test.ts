@@ -21,6 +21,7 @@ import { US_STATES } from '../src/scenarios/states.ts';
 import { generateScenarioToken } from '../src/scenarios/token.ts';
 import { createScenario, deleteScenario, listScenarios, newEventId, saveScenario, viewScenario } from '../src/scenarios/workflows.ts';
 import { scenarioData, uniqueEmail } from './helpers/api.ts';
+import { failure } from './helpers/contract.ts';
 import { faultyD1 } from './helpers/faulty-d1.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -116,15 +117,6 @@ async function createdIds(key: TestKey, n: number): Promise<number[]> {
   const ids: number[] = [];
   for (let i = 0; i < n; i++) ids.push((await created(key)).id);
   return ids;
-}
-
-async function failure(call: Promise<unknown>): Promise<unknown> {
-  try {
-    await call;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to fail');
 }
 
 async function expectApiError(call: Promise<unknown>, code: ProblemCode): Promise<ApiError> {

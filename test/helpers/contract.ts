@@ -87,3 +87,13 @@ export function flipLastChar(key: string): string {
   const last = key.at(-1);
   return key.slice(0, -1) + (last === 'a' ? 'b' : 'a');
 }
+
+/** What `call` rejected with; a test failure if it resolved. */
+export async function failure(call: Promise<unknown>): Promise<unknown> {
+  try {
+    await call;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to fail');
+}
