@@ -27,3 +27,13 @@ export function parseIfMatch(header: string): { any: true } | { any: false; vers
   }
   return { any: false, versions };
 }
+
+/**
+ * The versions a write's If-Match header allows: undefined when any version will do (no header,
+ * or `*`), else those it names (possibly none, which no scenario matches).
+ */
+export function ifMatchVersions(header: string | undefined): number[] | undefined {
+  if (header === undefined) return undefined;
+  const condition = parseIfMatch(header);
+  return condition.any ? undefined : condition.versions;
+}

@@ -2,17 +2,17 @@
 // /scenarios beside the scenario routes; each route is defined (createRoute) right above its handler.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { requireApiKey } from '../auth/bearer.ts';
-import { assertCanSignCharts, signChartUrl } from '../chart/signing.ts';
+import { assertCanSignCharts } from '../chart/signing.ts';
 import { parseRevisionsKept } from '../db/revisions.ts';
 import type { AppEnv } from '../env.ts';
-import { etagFor, parseIfMatch } from '../http/conditional.ts';
+import { etagFor, ifMatchVersions } from '../http/conditional.ts';
 import { jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
 import { pageQuery, toPageRequest } from '../http/pagination.ts';
 import { routeChecks } from '../http/checks.ts';
 import { noQueryParameters, refuseQueryParameters } from '../http/query.ts';
 import { validationHook } from '../http/validation.ts';
 import { ScenarioDetailResponseSchema, toDetailResponse } from '../scenarios/forms.ts';
-import { conditionalHeader, ScenarioToken } from '../scenarios/routes.ts';
+import { chartUrl, conditionalHeader, ScenarioToken } from '../scenarios/routes.ts';
 import { newEventId } from '../scenarios/workflows.ts';
 import { EXAMPLE_DIFF, EXAMPLE_REVISION, EXAMPLE_REVISION_LIST, exampleRestored } from './examples.ts';
 import { DiffResponseSchema, RevisionListSchema, RevisionResponseSchema, toRevisionForm } from './forms.ts';
@@ -113,8 +113,6 @@ export const revisionRoutes = base
     }),
     async (c) => {
       const { token, version } = c.req.valid('param');
-      const ifMatch = c.req.valid('header')['if-match'];
-      const condition = ifMatch === undefined ? undefined : parseIfMatch(ifMatch);
       const key = c.get('key');
       const eventId = newEventId();
       const restored = await restoreRevision(
@@ -123,13 +121,12 @@ export const revisionRoutes = base
         token,
         Number(version),
         eventId,
-        condition && !condition.any ? condition.versions : undefined,
+        ifMatchVersions(c.req.valid('header')['if-match']),
         parseRevisionsKept(c.env.SCENARIO_REVISIONS_KEPT),
       );
       c.set('caller', restored.caller);
       queueEvent(c, eventId);
-      const chartUrl = await signChartUrl(c.env, new URL(c.req.url).origin, restored.caller.accountId, token, key.now);
-      const body = toDetailResponse(restored.scenario, restored.scenario.scenarioData, chartUrl, 'Scenario restored');
+      const body = toDetailResponse(restored.scenario, restored.scenario.scenarioData, await chartUrl(c, token), 'Scenario restored');
       return c.json(body, 200, { ETag: etagFor(restored.scenario.version) });
     },
   )

@@ -9,7 +9,7 @@ import { parseRevisionsKept } from '../db/revisions.ts';
 import type { AppEnv } from '../env.ts';
 import { decodeStrictUtf8Json } from '../http/body.ts';
 import { routeChecks } from '../http/checks.ts';
-import { etagFor, noneMatchHits, parseIfMatch } from '../http/conditional.ts';
+import { etagFor, ifMatchVersions, noneMatchHits } from '../http/conditional.ts';
 import { jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
 import { pageQuery, toPageRequest } from '../http/pagination.ts';
 import { ApiError } from '../http/problem.ts';
@@ -69,7 +69,8 @@ function origin(c: Context): string {
   return url.slice(0, url.indexOf('/', url.indexOf('//') + 2));
 }
 
-function chartUrl(c: Context<AppEnv>, token: string): Promise<string> {
+/** chart_img for the caller's scenario, signed for the request's origin (the revision routes' restore too). */
+export function chartUrl(c: Context<AppEnv>, token: string): Promise<string> {
   return signChartUrl(c.env, origin(c), c.get('caller').accountId, token, c.get('key').now);
 }
 
@@ -215,8 +216,7 @@ function saveRoute<M extends 'post' | 'put'>(method: M) {
 
 const saveHandler = async (c: Context<AppEnv>, body: z.infer<typeof SaveScenarioBodySchema>, ifMatch: string | undefined) => {
   const token = String(body.token);
-  const condition = ifMatch === undefined ? undefined : parseIfMatch(ifMatch);
-  const versions = condition && !condition.any ? condition.versions : undefined;
+  const versions = ifMatchVersions(ifMatch);
   const eventId = newEventId();
   const saved = await saveScenario(c.get('db'), c.get('key'), token, dataOf(body), eventId, versions, parseRevisionsKept(c.env.SCENARIO_REVISIONS_KEPT));
   c.set('caller', saved.caller);
