@@ -1,5 +1,5 @@
 // Accounts: the owners of keys and scenarios.
-import { sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm/sql/sql';
 import { runOne } from './execute.ts';
 import { accounts, type Account } from './schema.ts';
 import { statement, type RawRow, type Session } from './statement.ts';

@@ -3,7 +3,7 @@
 // through the key (`accountOfKey`), so the check and the work it guards run in one round trip
 // and a refused key can never let a write through. A throttled client address (db/auth-throttles.ts)
 // refuses every key, the right one included.
-import { sql, type SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm/sql/sql';
 import { addressThrottled, throttleOf } from './auth-throttles.ts';
 import { runBatch, runOne } from './execute.ts';
 import { accounts, apiKeys, type ApiKey, type KeyScope } from './schema.ts';

@@ -1,7 +1,7 @@
 // Addresses refused after too many failed authentications. The Workers rate-limit binding counts
 // every question it is asked, so it cannot say "is this address over?" without counting a request;
 // the refusal it decides on is therefore recorded here, and read before any credential is judged.
-import { sql, type SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm/sql/sql';
 import { runOne } from './execute.ts';
 import { authThrottles } from './schema.ts';
 import { statement, type Session } from './statement.ts';

@@ -1,6 +1,6 @@
 // Event statements: the caller's event log (GET /events), and what webhook dispatch reads and marks.
 // The events themselves are written by the scenario changes they record (db/scenarios.ts).
-import { sql, type SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm/sql/sql';
 import { accountOfKey } from './api-keys.ts';
 import { runBatch, runOne } from './execute.ts';
 import { events, webhookEndpoints, type Event, type EventType } from './schema.ts';

@@ -3,7 +3,7 @@
 // so no statement can touch another account's history. The writes go into the batch of the change
 // they record (scenarios/workflows.ts): like the event, a revision is copied from the row that
 // change wrote, so running the batch again after it committed adds nothing.
-import { sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm/sql/sql';
 import { accountOfKey, type KeyAccess } from './api-keys.ts';
 import { events, scenarioRevisions as revisions, scenarios } from './schema.ts';
 import { statement, type RawRow } from './statement.ts';

@@ -7,7 +7,7 @@
 // and its retries carry. Each write is skipped once its event exists, so running a batch again
 // after it committed (a retry after D1 lost the reply) changes nothing, and the event read back
 // (`eventById`) tells the retry what its first try did, whatever happened in between.
-import { sql, type SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm/sql/sql';
 import { accountOfKey, liveKey, type KeyAccess } from './api-keys.ts';
 import { pruneThrottles } from './auth-throttles.ts';
 import { runBatch, runOne } from './execute.ts';

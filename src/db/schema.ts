@@ -1,8 +1,13 @@
 // Every table of the service, defined once. drizzle-kit generates the migrations in drizzle/ from
 // this file, and the query modules beside it infer their row types from it.
 // Times are integer milliseconds since the epoch (UTC); the HTTP layer formats them.
-import { sql } from 'drizzle-orm';
-import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { sql } from 'drizzle-orm/sql/sql';
+import { check } from 'drizzle-orm/sqlite-core/checks';
+import { integer } from 'drizzle-orm/sqlite-core/columns/integer';
+import { text } from 'drizzle-orm/sqlite-core/columns/text';
+import { index, uniqueIndex } from 'drizzle-orm/sqlite-core/indexes';
+import { primaryKey } from 'drizzle-orm/sqlite-core/primary-keys';
+import { sqliteTable } from 'drizzle-orm/sqlite-core/table';
 
 export const accounts = sqliteTable(
   'accounts',

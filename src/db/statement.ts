@@ -2,8 +2,8 @@
 // so an isolate's start-up builds none), with named placeholders for its values; each call binds
 // those values and runs the statement on the session it is given. No handle is held between
 // calls, so a query can only ever run on the session its caller passed in.
-import { fillPlaceholders, type SQL } from 'drizzle-orm';
-import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
+import { fillPlaceholders, type SQL } from 'drizzle-orm/sql/sql';
+import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core/dialect';
 
 /** The database binding, or one request's D1 session on it (the same prepare/batch surface). */
 export type Session = D1Database | D1DatabaseSession;

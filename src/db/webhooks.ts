@@ -2,7 +2,7 @@
 // request's key (`accountOfKey('write')`: every endpoint route needs a read_write key), so none
 // reaches another account's endpoints and none runs for a refused key. The consumer's statements
 // (no key) are named by the queue message: the event and the endpoint it goes to.
-import { sql, type SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm/sql/sql';
 import { accountOfKey, liveKey } from './api-keys.ts';
 import { eventById, toEvent } from './events.ts';
 import { runBatch, runOne } from './execute.ts';
