@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { bundleOurs, bundlePlain, type Bundle } from './lib/bundle.ts';
+import { bundleOurs, bundlePlain, measure, type Bundle } from './lib/bundle.ts';
 import { household, prng } from './lib/data.ts';
 import { runHey, runWrk, writeWrkScript, type Target, type WrkResult } from './lib/load.ts';
 import { formatReport, median, type CellSummary, type Report, type RunResult } from './lib/report.ts';
@@ -47,6 +47,13 @@ const config = {
    * distance from 1.00 is then the bench's own noise on this machine, to read the real run against.
    */
   aa: env.BENCH_AA === '1',
+  /**
+   * A/B of the service against another build of itself: the folder of that build's bundle (an
+   * `index.js` from `wrangler deploy --dry-run --outdir <folder>` on another commit) runs in the
+   * baseline's columns, so every ratio is this working tree against that build, measured in the
+   * same alternating slices. How a change's cost is measured here, where single runs drift ±15 %.
+   */
+  against: env.BENCH_AGAINST ?? '',
   /** Also measure the simulator floor (bench/baseline/floor.ts; wrk only). */
   floor: env.BENCH_FLOOR !== '0',
   /** Background load (CPUs' worth, besides workerd and our tree) over which a run is repeated. */
@@ -374,8 +381,10 @@ async function main(): Promise<void> {
   log(`${cellRuns * (config.floor ? 3 : 2)} runs planned, about ${Math.ceil(seconds / 60)} min of load plus seeding`);
 
   log('bundling the service (wrangler deploy --dry-run --minify) and the baseline (esbuild --minify)');
-  const base = await bundlePlain('bench/baseline/worker.ts', join(OUT, 'base'));
+  if (config.aa && config.against) throw new Error('BENCH_AA and BENCH_AGAINST exclude each other');
+  const base = config.against ? measure(config.against, 'index.js') : await bundlePlain('bench/baseline/worker.ts', join(OUT, 'base'));
   if (config.aa) log('A/A calibration: the baseline runs in both columns');
+  if (config.against) log(`A/B: the service's bundle in ${config.against} runs in the baseline's columns`);
   const bundles: Record<WorkerName, Bundle> = {
     ours: config.aa ? base : bundleOurs(join(OUT, 'ours')),
     base,

@@ -16,7 +16,7 @@ export interface Bundle {
   modules: string[];
 }
 
-function measure(dir: string, entry: string): Bundle {
+export function measure(dir: string, entry: string): Bundle {
   const modules = readdirSync(dir).filter((f) => /\.(m?js|cjs|wasm)$/.test(f));
   let minifiedBytes = 0;
   let gzipBytes = 0;

@@ -103,6 +103,13 @@ export function formatReport(report: Report): string {
       '',
     );
   }
+  if (report.config.against) {
+    out.push(
+      `**A/B** (\`BENCH_AGAINST=${report.config.against}\`): the "baseline" columns are that earlier build of the service, ` +
+        'not the raw baseline; a ratio above 1.00 (throughput) or below 1.00 (CPU) is this build being cheaper. The targets do not apply.',
+      '',
+    );
+  }
   out.push(
     `Medians of ${reps} rep(s) per cell. In each rep every Worker gets a fresh workerd and a fresh copy of the seeded D1, and ` +
       `the wrk window is cut into 1 s slices alternating between them (A B, B A, …). req/s: wrk -t1, ${String(report.config.duration)} × 1 s. p50/p99: hey, ${String(report.config.heyDuration)} s (0.1 ms resolution). ` +

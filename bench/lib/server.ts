@@ -133,6 +133,11 @@ export async function startServer(options: {
   bindings?: Record<string, string>;
   /** More ES modules that scriptPath imports (Miniflare does not follow imports), in its folder. */
   modules?: string[];
+  /**
+   * Find the workerd process (for its CPU time). `false` when workerd runs under another program
+   * (bench/instructions.ts: valgrind), whose process is not named workerd; `pid` is then -1.
+   */
+  findProcess?: boolean;
 }): Promise<Server> {
   const before = new Set(workerdChildren());
   const port = options.port ?? (await freePort());
@@ -155,6 +160,7 @@ export async function startServer(options: {
     }),
   );
   await mf.ready;
+  if (options.findProcess === false) return { mf, pid: -1, url: `http://127.0.0.1:${port}`, dispose: () => mf.dispose() };
   const fresh = workerdChildren().filter((pid) => !before.has(pid));
   if (fresh.length !== 1) {
     await mf.dispose();

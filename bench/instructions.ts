@@ -1,0 +1,156 @@
+// npm run bench:instructions — machine instructions per request, counted, not timed: the service
+// and the raw baseline (or another build of the service) under Valgrind's callgrind, with V8 in
+// single-threaded mode so the JIT compiles at the same points on every run. Two runs of the same
+// bundle agree to 0.05 %; timed runs on this machine spread ±8 % per rep (bench/README.md), too
+// much to see a change of 1–2 %. It counts work, not time: cache misses and branch mispredictions
+// are not in it, and the timed bench (`npm run bench`) stays the measure of the targets.
+//
+// Linux with valgrind only (`apt install valgrind`). About a minute per endpoint and Worker.
+//
+//   npm run bench:instructions
+//   BENCH_INSTR_ENDPOINTS=save BENCH_AGAINST=/tmp/previous npm run bench:instructions
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { bundleOurs, bundlePlain, measure, type Bundle } from './lib/bundle.ts';
+import { household, prng } from './lib/data.ts';
+import { ensureSeed, type SeedInfo } from './lib/seed.ts';
+import { startServer } from './lib/server.ts';
+
+const OUT = resolve('bench/.out');
+const env = process.env;
+const ENDPOINTS = ['view', 'list', 'list_deep', 'save', 'create', 'me'] as const;
+type Endpoint = (typeof ENDPOINTS)[number];
+const endpoints = (env.BENCH_INSTR_ENDPOINTS ?? ENDPOINTS.join(',')).split(',').map((s) => s.trim()) as Endpoint[];
+for (const e of endpoints) if (!ENDPOINTS.includes(e)) throw new Error(`unknown endpoint ${e} (one of ${ENDPOINTS.join(', ')})`);
+/** Requests before counting starts (JIT and SQLite's cache settle), and requests counted. */
+const warmup = Number(env.BENCH_INSTR_WARMUP ?? 1000);
+const counted = Number(env.BENCH_INSTR_REQUESTS ?? 300);
+const N = 1000;
+
+function valgrindMissing(): boolean {
+  return spawnSync('valgrind', ['--version']).status !== 0 || spawnSync('callgrind_control', ['--version']).status !== 0;
+}
+
+/**
+ * A stand-in for the workerd binary that Miniflare starts (MINIFLARE_WORKERD_PATH): the real one
+ * under callgrind, counting nothing until told to (callgrind_control -i on).
+ */
+function wrapper(dir: string): string {
+  const workerd = createRequire(import.meta.url)('workerd').default as string;
+  const path = join(dir, 'workerd');
+  writeFileSync(
+    path,
+    `#!/bin/sh\nexec valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=${dir}/callgrind.%p "${workerd}" "$@"\n`,
+  );
+  chmodSync(path, 0o755);
+  return path;
+}
+
+/** The valgrind process of this Node process's Miniflare (its direct child, running callgrind). */
+function callgrindChild(): string {
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === process.pid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('callgrind')) return pid;
+    } catch {
+      // gone while we looked
+    }
+  }
+  throw new Error('no callgrind child process found');
+}
+
+function request(endpoint: Endpoint, base: string, seed: SeedInfo, bodies: { save: string; create: string }): () => Promise<Response> {
+  const auth = { Authorization: `Bearer ${seed.key}` };
+  const json = { ...auth, 'Content-Type': 'application/json' };
+  switch (endpoint) {
+    case 'view':
+      return () => fetch(`${base}/scenarios/${seed.viewToken}`, { headers: auth });
+    case 'list':
+      return () => fetch(`${base}/scenarios`, { headers: auth });
+    case 'list_deep':
+      return () => fetch(`${base}/scenarios?starting_after=${seed.deepCursor}`, { headers: auth });
+    case 'save':
+      return () => fetch(`${base}/scenarios/save`, { method: 'POST', headers: json, body: bodies.save });
+    case 'create':
+      return () => fetch(`${base}/scenarios`, { method: 'POST', headers: json, body: bodies.create });
+    case 'me':
+      return () => fetch(`${base}/me`, { headers: auth });
+  }
+}
+
+/** Instructions per request of one Worker on one endpoint (the whole workerd process: the Worker, the D1 simulator, the rate limiter). */
+async function count(bundle: Bundle, endpoint: Endpoint, seed: SeedInfo, bodies: { save: string; create: string }, dir: string): Promise<number> {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const state = join(dir, 'state');
+  cpSync(join(OUT, `seed-${N}`), state, { recursive: true });
+  process.env.MINIFLARE_WORKERD_PATH = wrapper(dir);
+  // One thread for V8: concurrent compilation and GC otherwise make every process take its own
+  // path (the same bundle counted 7.3 to 8.6 M instructions a save, run to run).
+  process.env.MINIFLARE_WORKERD_V8_FLAGS = '--single-threaded';
+  const server = await startServer({ scriptPath: bundle.scriptPath, stateDir: state, findProcess: false });
+  try {
+    const send = request(endpoint, server.url, seed, bodies);
+    const ok = endpoint === 'create' ? 201 : 200;
+    for (let i = 0; i < warmup; i++) {
+      const res = await send();
+      await res.arrayBuffer();
+      if (res.status !== ok) throw new Error(`${endpoint}: status ${res.status} during warm-up`);
+    }
+    const pid = callgrindChild();
+    execFileSync('callgrind_control', ['--zero', pid], { stdio: 'ignore' });
+    execFileSync('callgrind_control', ['--instr=on', pid], { stdio: 'ignore' });
+    for (let i = 0; i < counted; i++) await (await send()).arrayBuffer();
+    execFileSync('callgrind_control', ['--dump=counted', pid], { stdio: 'ignore' });
+    execFileSync('callgrind_control', ['--instr=off', pid], { stdio: 'ignore' });
+    let total = 0;
+    for (const file of readdirSync(dir).filter((f) => f.startsWith(`callgrind.${pid}.`))) {
+      const summary = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, file), 'utf8'));
+      if (summary) total += Number(summary[1]);
+    }
+    if (total === 0) throw new Error('callgrind wrote no counts');
+    return total / counted;
+  } finally {
+    await server.dispose();
+    delete process.env.MINIFLARE_WORKERD_PATH;
+    delete process.env.MINIFLARE_WORKERD_V8_FLAGS;
+  }
+}
+
+async function main(): Promise<void> {
+  if (valgrindMissing()) {
+    console.error('bench:instructions needs valgrind and callgrind_control on PATH (Linux: apt install valgrind).');
+    process.exit(1);
+  }
+  mkdirSync(OUT, { recursive: true });
+  const against = env.BENCH_AGAINST;
+  const ours = bundleOurs(join(OUT, 'ours'));
+  const base = against ? measure(against, 'index.js') : await bundlePlain('bench/baseline/worker.ts', join(OUT, 'base'));
+  const seed = await ensureSeed(join(OUT, `seed-${N}`), N, (line) => process.stderr.write(`[instructions] ${line}\n`));
+  const rand = prng(7);
+  const bodies = { create: JSON.stringify({ scenarioData: household(rand) }), save: JSON.stringify({ token: seed.saveToken, scenarioData: household(rand) }) };
+  const baseName = against ? `build in ${against}` : 'raw baseline';
+  const lines = [
+    `# Instructions per request — ours against the ${baseName}`,
+    '',
+    `Callgrind, V8 --single-threaded, N = ${N.toLocaleString('en-US')}, ${counted} requests counted after ${warmup} (whole workerd process).`,
+    '',
+    '| endpoint | ours | other | ratio |',
+    '|---|---:|---:|---:|',
+  ];
+  for (const endpoint of endpoints) {
+    const a = await count(ours, endpoint, seed, bodies, join(OUT, 'instructions', 'ours'));
+    const b = await count(base, endpoint, seed, bodies, join(OUT, 'instructions', 'other'));
+    const line = `| ${endpoint} | ${(a / 1e6).toFixed(3)} M | ${(b / 1e6).toFixed(3)} M | ${(a / b).toFixed(3)} |`;
+    process.stderr.write(`[instructions] ${line}\n`);
+    lines.push(line);
+  }
+  const text = `${lines.join('\n')}\n`;
+  writeFileSync(join(OUT, 'instructions.md'), text);
+  process.stdout.write(text);
+}
+
+await main();
