@@ -66,7 +66,7 @@ function planOf(plans: Plan[], pattern: RegExp): Plan {
 /** The key's row, sent at the head of every workflow's batch. */
 const isKeyRow = (plan: Plan) => plan.sql.includes('as account_name');
 /** The client address's throttle, sent in every workflow's batch. */
-const isThrottleRow = (plan: Plan) => /^select "auth_throttles"\."until"/.test(plan.sql);
+const isThrottleRow = (plan: Plan) => /^select `auth_throttles`\.`until`/.test(plan.sql);
 /** The statements that name the key (all but the throttle row). */
 const keyed = (plans: Plan[]) => plans.filter((p) => !isThrottleRow(p));
 
@@ -78,7 +78,7 @@ const THROTTLE_INDEX = 'sqlite_autoindex_auth_throttles_1 (address=?)';
  */
 function expectThrottleIndexed(plans: Plan[]): void {
   expect(plans.filter(isThrottleRow)).toHaveLength(1);
-  const asking = plans.filter((p) => p.sql.includes('"auth_throttles"'));
+  const asking = plans.filter((p) => p.sql.includes('`auth_throttles`'));
   expect(asking.length).toBeGreaterThan(0);
   expectEachUses(asking, THROTTLE_INDEX);
 }
@@ -92,15 +92,15 @@ const EVENT_ID_INDEX = 'events_id_unique (id=?)';
  * write stamped with its event id (`change_id`): the key was checked by that write, so these
  * statements do not check it again.
  */
-const isEventFromStampedRow = (plan: Plan) => /^insert into "(events|scenario_revisions)"/.test(plan.sql) && plan.sql.includes('"change_id" = ?');
+const isEventFromStampedRow = (plan: Plan) => /^insert into `(events|scenario_revisions)`/.test(plan.sql) && plan.sql.includes('`change_id` = ?');
 const REVISION_KEY = 'sqlite_autoindex_scenario_revisions_1 (scenario_id=?';
 
 /** Statements skipped once this request's event exists ask for it by id. */
-const asksForEvent = (plan: Plan) => /exists \(select 1 from "events" where "events"\."id" = \?\)/.test(plan.sql);
+const asksForEvent = (plan: Plan) => /exists \(select 1 from `events` where `events`\.`id` = \?\)/.test(plan.sql);
 
 /** Every statement that asks whether the request's event exists, and the event read back, use the event id index. */
 function expectEventLookupsIndexed(plans: Plan[], expected: number): void {
-  const lookups = plans.filter((p) => asksForEvent(p) || /^select "events"/.test(p.sql));
+  const lookups = plans.filter((p) => asksForEvent(p) || /^select `events`/.test(p.sql));
   expect(lookups.map((p) => p.sql)).toHaveLength(expected);
   expectEachUses(lookups, EVENT_ID_INDEX);
 }
@@ -176,19 +176,19 @@ describe('query plans of the hot path', () => {
     // Each save: the throttle and key rows, the update, its event, its revision, the pruning of old
     // revisions, the row and the event read back.
     expect(byToken).toHaveLength(3 + 8 + 8);
-    expectEachUses(keyed(byToken).filter((p) => !isKeyRow(p) && !/^select "events"/.test(p.sql)), TOKEN_INDEX);
+    expectEachUses(keyed(byToken).filter((p) => !isKeyRow(p) && !/^select `events`/.test(p.sql)), TOKEN_INDEX);
     expect(byToken.filter(isEventFromStampedRow)).toHaveLength(4);
-    expectEachUses(byToken.filter((p) => /^delete from "scenario_revisions"/.test(p.sql)), `${REVISION_KEY} AND version<?)`);
+    expectEachUses(byToken.filter((p) => /^delete from `scenario_revisions`/.test(p.sql)), `${REVISION_KEY} AND version<?)`);
     // Both updates skip once the event exists; both saves read their event back.
     expectEventLookupsIndexed(byToken, 4);
     // The delete: the event (copied from the row before it goes), the revisions, the row, the stored
     // replies, the event read back.
     expect(deletes).toHaveLength(7);
-    expectEachUses([planOf(deletes, /^delete from "scenario_revisions"/)], `${REVISION_KEY})`);
-    expectEachUses([planOf(deletes, /^insert into "events"/), planOf(deletes, /^delete from "scenarios"/)], TOKEN_INDEX);
-    expectEachUses([planOf(deletes, /^delete from "idempotency_records"/)], 'USING COVERING INDEX idempotency_records_scenario_idx (account_id=? AND scenario_token=?)');
+    expectEachUses([planOf(deletes, /^delete from `scenario_revisions`/)], `${REVISION_KEY})`);
+    expectEachUses([planOf(deletes, /^insert into `events`/), planOf(deletes, /^delete from `scenarios`/)], TOKEN_INDEX);
+    expectEachUses([planOf(deletes, /^delete from `idempotency_records`/)], 'USING COVERING INDEX idempotency_records_scenario_idx (account_id=? AND scenario_token=?)');
     expectEventLookupsIndexed(deletes, 2);
-    expectEachUses([planOf(deletes, /^insert into "events"/), planOf(deletes, /^select "events"/)], EVENT_ID_INDEX);
+    expectEachUses([planOf(deletes, /^insert into `events`/), planOf(deletes, /^select `events`/)], EVENT_ID_INDEX);
   });
 
   it('reads, restores and diffs history on the revisions primary key, whatever its length', async () => {
@@ -204,12 +204,12 @@ describe('query plans of the hot path', () => {
     const restore = await plansOf((s) => restoreRevision(s, key, token, 1, newEventId(), [2], 100));
     expectIndexed([...reads, ...restore]);
     expectEachUses(keyed(reads), KEY_INDEX);
-    const revisionReads = reads.filter((p) => /from "scenario_revisions"/.test(p.sql));
+    const revisionReads = reads.filter((p) => /from `scenario_revisions`/.test(p.sql));
     expect(revisionReads).toHaveLength(6);
     expectEachUses(revisionReads, REVISION_KEY);
     expectEachUses(revisionReads, TOKEN_INDEX);
-    expectEachUses(restore.filter((p) => /^update "scenarios"/.test(p.sql)), TOKEN_INDEX);
-    expectEachUses(restore.filter((p) => /^update "scenarios"/.test(p.sql)), REVISION_KEY);
+    expectEachUses(restore.filter((p) => /^update `scenarios`/.test(p.sql)), TOKEN_INDEX);
+    expectEachUses(restore.filter((p) => /^update `scenarios`/.test(p.sql)), REVISION_KEY);
   });
 
   it('creates, with and without an Idempotency-Key, without scanning', async () => {
@@ -227,11 +227,11 @@ describe('query plans of the hot path', () => {
     expectEventLookupsIndexed(idempotent, 3);
     // Whether a token is free is asked of the token index; the claimed scenario and the record
     // read back find the record by its primary key.
-    const insertPlain = planOf(plain, /^insert into "scenarios"/);
-    const claim = planOf(idempotent, /^insert into "idempotency_records"/);
-    const claimed = planOf(idempotent, /^insert into "scenarios"/);
+    const insertPlain = planOf(plain, /^insert into `scenarios`/);
+    const claim = planOf(idempotent, /^insert into `idempotency_records`/);
+    const claimed = planOf(idempotent, /^insert into `scenarios`/);
     expectEachUses([insertPlain, claim, claimed], 'USING COVERING INDEX scenarios_token_unique (token=?)');
-    expectEachUses([claimed, planOf(idempotent, /^select \* from "idempotency_records"/)], 'USING INDEX sqlite_autoindex_idempotency_records_1 (account_id=? AND key=?)');
+    expectEachUses([claimed, planOf(idempotent, /^select \* from `idempotency_records`/)], 'USING INDEX sqlite_autoindex_idempotency_records_1 (account_id=? AND key=?)');
   });
 
   it('finds the chart’s scenario by token, and the admin lookups by their indexes', async () => {
@@ -240,7 +240,7 @@ describe('query plans of the hot path', () => {
     expectEachUses(chart, TOKEN_INDEX);
     const keys = await plansOf((s) => listApiKeys(s, accountId));
     expectIndexed(keys);
-    expectEachUses([planOf(keys, /^select \* from "api_keys"/)], 'USING INDEX api_keys_account_idx (account_id=?)');
+    expectEachUses([planOf(keys, /^select \* from `api_keys`/)], 'USING INDEX api_keys_account_idx (account_id=?)');
     const byEmail = await plansOf((s) => findAccountByEmail(s, email.toUpperCase()));
     expectIndexed(byEmail);
     expectEachUses(byEmail, 'accounts_email_unique');
@@ -250,9 +250,9 @@ describe('query plans of the hot path', () => {
     const plans = await plansOf((s) => prune(s, { repliesBefore: 0, eventsBefore: 0, throttlesBefore: 0 }));
     expect(plans).toHaveLength(3);
     expectIndexed(plans);
-    expectEachUses([planOf(plans, /^delete from "idempotency_records"/)], 'idempotency_records_created_idx (created_at<?)');
-    expectEachUses([planOf(plans, /^delete from "events"/)], 'events_created_idx (created_at<?)');
-    expectEachUses([planOf(plans, /^delete from "auth_throttles"/)], 'auth_throttles_until_idx (until<?)');
+    expectEachUses([planOf(plans, /^delete from `idempotency_records`/)], 'idempotency_records_created_idx (created_at<?)');
+    expectEachUses([planOf(plans, /^delete from `events`/)], 'events_created_idx (created_at<?)');
+    expectEachUses([planOf(plans, /^delete from `auth_throttles`/)], 'auth_throttles_until_idx (until<?)');
   });
 
   it('asks for a throttled address by its primary key (the admin API, before its token)', async () => {

@@ -15,13 +15,26 @@ export type RawRow = Record<string, unknown>;
 export type Statement<Values extends object> = (session: Session, values: Values) => D1PreparedStatement;
 
 /**
+ * drizzle's SQLite dialect with identifiers in backticks (`scenarios`.`token`), which SQLite reads
+ * as it reads "double quotes". D1 receives a batch's statements as JSON, where every double quote
+ * of the SQL text is escaped (`\"`), to write and to read: a save's batch held some 200 of them.
+ * Counted with `npm run bench:instructions`, a save takes 1 % fewer instructions this way.
+ * Identifiers stay quoted, so a column named like a keyword (idempotency_records.key) keeps working.
+ */
+class BacktickDialect extends SQLiteSyncDialect {
+  override escapeName(name: string): string {
+    return `\`${name.replaceAll('`', '``')}\``;
+  }
+}
+
+/**
  * Defines a statement. `build` runs once, the first time the statement is bound; the rendered SQL
  * and parameter list are kept (text that never changes, the same for every request).
  */
 export function statement<Values extends object = Record<string, never>>(build: () => SQL): Statement<Values> {
   let rendered: { sql: string; params: unknown[] } | undefined;
   return (session, values) => {
-    rendered ??= new SQLiteSyncDialect().sqlToQuery(build());
+    rendered ??= new BacktickDialect().sqlToQuery(build());
     return session.prepare(rendered.sql).bind(...fillPlaceholders(rendered.params, values as Record<string, unknown>));
   };
 }
