@@ -5,7 +5,7 @@
 // much to see a change of 1–2 %. It counts work, not time: cache misses and branch mispredictions
 // are not in it, and the timed bench (`npm run bench`) stays the measure of the targets.
 //
-// Linux with valgrind only (`apt install valgrind`). About a minute per endpoint and Worker.
+// Linux with valgrind only (`apt install valgrind`). About 40 s per endpoint and Worker.
 //
 //   npm run bench:instructions
 //   BENCH_INSTR_ENDPOINTS=save BENCH_AGAINST=/tmp/previous npm run bench:instructions
