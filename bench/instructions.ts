@@ -17,11 +17,10 @@ import { bundleOurs, bundlePlain, measure, type Bundle } from './lib/bundle.ts';
 import { household, prng } from './lib/data.ts';
 import { ensureSeed, type SeedInfo } from './lib/seed.ts';
 import { startServer } from './lib/server.ts';
+import { ENDPOINTS, EXPECTED_STATUS, request, targetFor, type BodyFiles, type Endpoint } from './lib/targets.ts';
 
 const OUT = resolve('bench/.out');
 const env = process.env;
-const ENDPOINTS = ['view', 'list', 'list_deep', 'save', 'create', 'me'] as const;
-type Endpoint = (typeof ENDPOINTS)[number];
 const endpoints = (env.BENCH_INSTR_ENDPOINTS ?? ENDPOINTS.join(',')).split(',').map((s) => s.trim()) as Endpoint[];
 for (const e of endpoints) if (!ENDPOINTS.includes(e)) throw new Error(`unknown endpoint ${e} (one of ${ENDPOINTS.join(', ')})`);
 /** Requests before counting starts (JIT and SQLite's cache settle), and requests counted. */
@@ -62,27 +61,8 @@ function callgrindChild(): string {
   throw new Error('no callgrind child process found');
 }
 
-function request(endpoint: Endpoint, base: string, seed: SeedInfo, bodies: { save: string; create: string }): () => Promise<Response> {
-  const auth = { Authorization: `Bearer ${seed.key}` };
-  const json = { ...auth, 'Content-Type': 'application/json' };
-  switch (endpoint) {
-    case 'view':
-      return () => fetch(`${base}/scenarios/${seed.viewToken}`, { headers: auth });
-    case 'list':
-      return () => fetch(`${base}/scenarios`, { headers: auth });
-    case 'list_deep':
-      return () => fetch(`${base}/scenarios?starting_after=${seed.deepCursor}`, { headers: auth });
-    case 'save':
-      return () => fetch(`${base}/scenarios/save`, { method: 'POST', headers: json, body: bodies.save });
-    case 'create':
-      return () => fetch(`${base}/scenarios`, { method: 'POST', headers: json, body: bodies.create });
-    case 'me':
-      return () => fetch(`${base}/me`, { headers: auth });
-  }
-}
-
 /** Instructions per request of one Worker on one endpoint (the whole workerd process: the Worker, the D1 simulator, the rate limiter). */
-async function count(bundle: Bundle, endpoint: Endpoint, seed: SeedInfo, bodies: { save: string; create: string }, dir: string): Promise<number> {
+async function count(bundle: Bundle, endpoint: Endpoint, seed: SeedInfo, bodies: BodyFiles, dir: string): Promise<number> {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const state = join(dir, 'state');
@@ -93,12 +73,12 @@ async function count(bundle: Bundle, endpoint: Endpoint, seed: SeedInfo, bodies:
   process.env.MINIFLARE_WORKERD_V8_FLAGS = '--single-threaded';
   const server = await startServer({ scriptPath: bundle.scriptPath, stateDir: state, findProcess: false });
   try {
-    const send = request(endpoint, server.url, seed, bodies);
-    const ok = endpoint === 'create' ? 201 : 200;
+    const target = targetFor(endpoint, server.url, seed, bodies);
+    const send = () => request(target);
     for (let i = 0; i < warmup; i++) {
       const res = await send();
       await res.arrayBuffer();
-      if (res.status !== ok) throw new Error(`${endpoint}: status ${res.status} during warm-up`);
+      if (res.status !== EXPECTED_STATUS[endpoint]) throw new Error(`${endpoint}: status ${res.status} during warm-up`);
     }
     const pid = callgrindChild();
     execFileSync('callgrind_control', ['--zero', pid], { stdio: 'ignore' });
@@ -131,7 +111,10 @@ async function main(): Promise<void> {
   const base = against ? measure(against, 'index.js') : await bundlePlain('bench/baseline/worker.ts', join(OUT, 'base'));
   const seed = await ensureSeed(join(OUT, `seed-${N}`), N, (line) => process.stderr.write(`[instructions] ${line}\n`));
   const rand = prng(7);
-  const bodies = { create: JSON.stringify({ scenarioData: household(rand) }), save: JSON.stringify({ token: seed.saveToken, scenarioData: household(rand) }) };
+  const bodies = { create: join(OUT, 'bodies', 'instructions-create.json'), save: join(OUT, 'bodies', 'instructions-save.json') };
+  mkdirSync(join(OUT, 'bodies'), { recursive: true });
+  writeFileSync(bodies.create, JSON.stringify({ scenarioData: household(rand) }));
+  writeFileSync(bodies.save, JSON.stringify({ token: seed.saveToken, scenarioData: household(rand) }));
   const baseName = against ? `build in ${against}` : 'raw baseline';
   const lines = [
     `# Instructions per request — ours against the ${baseName}`,

@@ -10,16 +10,18 @@ import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import { bundleOurs, bundlePlain } from './lib/bundle.ts';
 import { household, prng } from './lib/data.ts';
-import { runWrk, writeWrkScript, type Target } from './lib/load.ts';
+import { runWrk, writeWrkScript } from './lib/load.ts';
 import { ensureSeed } from './lib/seed.ts';
 import { freePort, startServer } from './lib/server.ts';
+import { ENDPOINTS, targetFor, type Endpoint } from './lib/targets.ts';
 
 const OUT = 'bench/.out';
 const worker = process.env.PROFILE_WORKER ?? 'ours';
 const n = Number(process.env.PROFILE_N ?? 1000);
 const seconds = Number(process.env.PROFILE_DURATION ?? 4);
 const connections = Number(process.env.PROFILE_CONCURRENCY ?? 1);
-const endpoints = (process.env.PROFILE_ENDPOINTS ?? 'view,list,list_deep,save,create,me').split(',');
+const endpoints = (process.env.PROFILE_ENDPOINTS ?? ENDPOINTS.join(',')).split(',') as Endpoint[];
+for (const e of endpoints) if (!ENDPOINTS.includes(e)) throw new Error(`unknown endpoint ${e} (one of ${ENDPOINTS.join(', ')})`);
 
 interface CallFrame {
   functionName: string;
@@ -153,18 +155,7 @@ async function main(): Promise<void> {
     const inspectorPort = await freePort();
     const server = await startServer({ scriptPath: bundlePath, stateDir: state, inspectorPort });
     try {
-      const auth = { Authorization: `Bearer ${seed.key}` };
-      const json = { ...auth, 'Content-Type': 'application/json' };
-      const targets: Record<string, Target> = {
-        view: { method: 'GET', url: `${server.url}/scenarios/${seed.viewToken}`, headers: auth },
-        list: { method: 'GET', url: `${server.url}/scenarios`, headers: auth },
-        list_deep: { method: 'GET', url: `${server.url}/scenarios?starting_after=${seed.deepCursor}`, headers: auth },
-        save: { method: 'POST', url: `${server.url}/scenarios/save`, headers: json, bodyFile: saveBody },
-        create: { method: 'POST', url: `${server.url}/scenarios`, headers: json, bodyFile: createBody },
-        me: { method: 'GET', url: `${server.url}/me`, headers: auth },
-      };
-      const target = targets[endpoint];
-      if (!target) throw new Error(`unknown endpoint ${endpoint}`);
+      const target = targetFor(endpoint, server.url, seed, { save: saveBody, create: createBody });
       const script = writeWrkScript(OUT, `profile-${endpoint}`, target);
       await runWrk(script, target.url, connections, 2);
       const list = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`)).json()) as Array<{ webSocketDebuggerUrl: string }>;

@@ -16,14 +16,13 @@ import { formatReport, median, type CellSummary, type Report, type RunResult } f
 import { ensureSeed, type SeedInfo } from './lib/seed.ts';
 import { backgroundCores, openWindow, waitForQuiet } from './lib/contention.ts';
 import { CLK_TCK, cpuTicks, startServer, type Server } from './lib/server.ts';
+import { ENDPOINTS, EXPECTED_STATUS, request, targetFor, type Endpoint } from './lib/targets.ts';
 
 const OUT = 'bench/.out';
 const env = process.env;
 const quick = env.BENCH_QUICK === '1';
 const numberList = (text: string) => text.split(',').map((s) => Number(s.trim())).filter((n) => Number.isFinite(n) && n > 0);
 
-export const ENDPOINTS = ['view', 'list', 'list_deep', 'save', 'create', 'me'] as const;
-export type Endpoint = (typeof ENDPOINTS)[number];
 export type WorkerName = 'ours' | 'base' | 'floor';
 
 const config = {
@@ -71,35 +70,6 @@ for (const e of config.endpoints) if (!ENDPOINTS.includes(e)) throw new Error(`u
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
-
-function targetFor(endpoint: Endpoint, base: string, seed: SeedInfo, bodies: { save: string; create: string }): Target {
-  const auth = { Authorization: `Bearer ${seed.key}` };
-  const json = { ...auth, 'Content-Type': 'application/json' };
-  switch (endpoint) {
-    case 'view':
-      return { method: 'GET', url: `${base}/scenarios/${seed.viewToken}`, headers: auth };
-    case 'list':
-      return { method: 'GET', url: `${base}/scenarios`, headers: auth };
-    case 'list_deep':
-      return { method: 'GET', url: `${base}/scenarios?starting_after=${seed.deepCursor}`, headers: auth };
-    case 'save':
-      return { method: 'POST', url: `${base}/scenarios/save`, headers: json, bodyFile: bodies.save };
-    case 'create':
-      return { method: 'POST', url: `${base}/scenarios`, headers: json, bodyFile: bodies.create };
-    case 'me':
-      return { method: 'GET', url: `${base}/me`, headers: auth };
-  }
-}
-
-const EXPECTED_STATUS: Record<Endpoint, number> = { view: 200, list: 200, list_deep: 200, save: 200, create: 201, me: 200 };
-
-async function request(target: Target): Promise<Response> {
-  return fetch(target.url, {
-    method: target.method,
-    headers: target.headers,
-    ...(target.bodyFile ? { body: readFileSync(target.bodyFile) } : {}),
-  });
-}
 
 /**
  * Where the servers' copies of the database live: in memory (/dev/shm) where there is one. On
