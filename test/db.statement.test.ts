@@ -83,6 +83,19 @@ describe('statement', () => {
     expect(sent.map((s) => s.params)).toEqual([[0, 't0'], [1, 't1'], [3, 't3'], [4, 't4']]);
   });
 
+  it('sends its SQL on one line, leaving quoted text as it was written', async () => {
+    const sent: BoundStatement[] = [];
+    const session = observedD1((s) => sent.push(s));
+    // A template over several lines, with a line break and double spaces inside a string literal.
+    const spread = statement<{ n: number }>(
+      () => sql`select 'a
+  b' as text,
+        ${p('n')} as n`,
+    );
+    expect(await runOne(session, spread(session, { n: 1 }))).toEqual([{ text: 'a\n  b', n: 1 }]);
+    expect(sent.map((s) => s.sql)).toEqual(["select 'a\n  b' as text, ? as n"]);
+  });
+
   it('binds values as parameters, so SQL in a value is only text', async () => {
     const account = await newAccount();
     const byName = statement<{ name: string }>(() => sql`select ${accounts.id} as id from ${accounts} where ${accounts.name} = ${p('name')}`);
@@ -100,7 +113,7 @@ describe('statement', () => {
 
   it('refuses an undefined value instead of binding it as something else', async () => {
     const one = statement<{ a: number | undefined }>(() => sql`select ${p('a')} as a`);
-    // D1 refuses undefined (at bind or at run); either way the call fails rather than sending NULL.
+    // Refused before anything is bound (D1 would refuse it too): the call fails rather than sending NULL.
     await expect((async () => runOne(env.DB, one(env.DB, { a: undefined })))()).rejects.toThrow(/undefined/i);
   });
 });

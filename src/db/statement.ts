@@ -2,7 +2,7 @@
 // so an isolate's start-up builds none), with named placeholders for its values; each call binds
 // those values and runs the statement on the session it is given. No handle is held between
 // calls, so a query can only ever run on the session its caller passed in.
-import { fillPlaceholders, type SQL } from 'drizzle-orm/sql/sql';
+import { fillPlaceholders, Param, Placeholder, type SQL } from 'drizzle-orm/sql/sql';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core/dialect';
 
 /** The database binding, or one request's D1 session on it (the same prepare/batch surface). */
@@ -28,13 +28,51 @@ class BacktickDialect extends SQLiteSyncDialect {
 }
 
 /**
+ * The SQL on one line: a line break in a statement's text (the templates span lines) reaches D1
+ * as `\n` inside a JSON string, which V8 then decodes on its slow path for escaped strings, as it
+ * did the double quotes. Quoted literals and identifiers are left as they are.
+ */
+function oneLine(text: string): string {
+  return text.replace(/'(?:[^']|'')*'|`(?:[^`]|``)*`|\s*\n\s*/g, (match) => (match.startsWith("'") || match.startsWith('`') ? match : ' '));
+}
+
+/** A statement's SQL, and how to turn a call's values into its parameters. */
+interface Rendered {
+  sql: string;
+  bind: (values: Record<string, unknown>) => unknown[];
+}
+
+/**
+ * The SQL text and, per parameter, the placeholder it reads (or the value written into the
+ * template), worked out once: drizzle's fillPlaceholders re-checks every parameter's class and
+ * looks each name up twice on every call.
+ */
+function render(query: SQL): Rendered {
+  const { sql, params } = new BacktickDialect().sqlToQuery(query);
+  // Values bound through a column's encoder (drizzle's Param) are not used here; leave them to drizzle.
+  if (params.some((param) => param instanceof Param)) return { sql: oneLine(sql), bind: (values) => fillPlaceholders(params, values) };
+  const names = params.map((param) => (param instanceof Placeholder ? param.name : undefined));
+  return {
+    sql: oneLine(sql),
+    bind: (values) =>
+      names.map((name, index) => {
+        if (name === undefined) return params[index];
+        const value = values[name];
+        // Missing, or undefined: D1 would refuse undefined anyway, so nothing is sent either way.
+        if (value === undefined) throw new Error(`No value for placeholder "${name}" was provided (undefined)`);
+        return value;
+      }),
+  };
+}
+
+/**
  * Defines a statement. `build` runs once, the first time the statement is bound; the rendered SQL
  * and parameter list are kept (text that never changes, the same for every request).
  */
 export function statement<Values extends object = Record<string, never>>(build: () => SQL): Statement<Values> {
-  let rendered: { sql: string; params: unknown[] } | undefined;
+  let rendered: Rendered | undefined;
   return (session, values) => {
-    rendered ??= new BacktickDialect().sqlToQuery(build());
-    return session.prepare(rendered.sql).bind(...fillPlaceholders(rendered.params, values as Record<string, unknown>));
+    rendered ??= render(build());
+    return session.prepare(rendered.sql).bind(...rendered.bind(values as Record<string, unknown>));
   };
 }
