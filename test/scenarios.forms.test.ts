@@ -458,3 +458,27 @@ describe('headers', () => {
     }
   });
 });
+
+describe('stored members', () => {
+  const reversed = (member: Record<string, unknown>) => Object.fromEntries(Object.entries(member).reverse());
+  const without = (member: Record<string, unknown>, ...names: string[]) => Object.fromEntries(Object.entries(member).filter(([name]) => !names.includes(name)));
+
+  it("keep the spec's field order, id first, in whatever order the client sent the fields", async () => {
+    const data = scenarioData({ adult: [reversed(adult({ wage_rate: 18.5 }))], child: [reversed(child({ ssi_income_amount: 12 }))] });
+    const { token, scenario_data: created } = await createScenario(key, data);
+    const viewed = (await api(key).get(`/scenarios/${token}`)).body.data.scenario.scenario_data;
+    for (const stored of [created, viewed]) {
+      expect(Object.keys(stored.adult[0])).toEqual(ADULT_FIELDS);
+      expect(Object.keys(stored.child[0])).toEqual(CHILD_FIELDS);
+      expect([stored.adult[0].id, stored.adult[0].wage_rate, stored.child[0].id, stored.child[0].ssi_income_amount]).toEqual([1, '18.5', 1, '12']);
+    }
+  });
+
+  it('leave out the optional fields the client left out', async () => {
+    const data = scenarioData({ adult: [without(adult(), 'nickname', 'is_pregnant')], child: [without(child(), 'ssi_income_amount')] });
+    const { token } = await createScenario(key, data);
+    const stored = (await api(key).get(`/scenarios/${token}`)).body.data.scenario.scenario_data;
+    expect(Object.keys(stored.adult[0])).toEqual(ADULT_FIELDS.filter((name) => name !== 'nickname' && name !== 'is_pregnant'));
+    expect(Object.keys(stored.child[0])).toEqual(CHILD_FIELDS.filter((name) => name !== 'ssi_income_amount'));
+  });
+});
