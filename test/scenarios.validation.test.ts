@@ -292,6 +292,11 @@ describe('money and hour amounts', () => {
     );
   });
 
+  it.each([1e21, 1e-7, -3, 'abc', '169', 169])('gives the hour value %j one problem, not one per rule', async (hours) => {
+    const errors = expectValidationFailed(await api(key).post('/scenarios', create(withAdult({ work_hours_per_week: hours }))));
+    expect(errors.map((error) => error.path)).toEqual(['scenarioData.adult[0].work_hours_per_week']);
+  });
+
   it('does not cap money amounts at 168', async () => {
     const stored = (await accepted(key, withAdult(fill(ADULT_MONEY, '250000.75')))).scenario_data.adult[0];
     for (const field of ADULT_MONEY) expect(stored[field], field).toBe('250000.75');

@@ -18,31 +18,46 @@ const MAX_HOURS_PER_WEEK = 168;
 const MAX_AMOUNT = 999_999_999_999.999999;
 
 /**
+ * A problem found by a `.check()`, as superRefine's ctx.addIssue would report it (a custom issue
+ * after which the other checks still run). The field checks of this file push issues themselves:
+ * superRefine gives the parse state of every value it checks an `addIssue` closure (an allocation
+ * and a new object shape per field per request). superRefine stays only where a check needs
+ * `when` (to run after a hard failure elsewhere), a few times per body.
+ */
+function report(payload: z.core.ParsePayload, message: string, path: PropertyKey[] = []): void {
+  payload.issues.push({ code: 'custom', message, input: payload.value, path, continue: true });
+}
+
+/**
  * Money or hours: a string holding a non-negative decimal ("1250.50"); a JSON number is accepted
  * and stored as its string. Anything that would not round-trip as a plain decimal is refused.
  */
 function amount(max?: number) {
   const hint = max === undefined ? '' : ` of at most ${max}`;
   const message = `must be a non-negative decimal number${hint} (at most 12 digits before the point and 6 after), as a string such as "12.50" (a JSON number is accepted)`;
-  return z
+  const decimal = z
     .union(
       [
         z.string().regex(DECIMAL_PATTERN, { error: message }).openapi({ maxLength: DECIMAL_MAX_LENGTH }),
-        z.number().min(0, { error: message }).openapi({ maximum: max ?? MAX_AMOUNT }),
+        z
+          .number()
+          .min(0, { error: message })
+          .check((payload) => {
+            // A number that does not print as a plain decimal (1e21, 1e-7); a negative one has its issue from min().
+            if (payload.value >= 0 && !DECIMAL_PATTERN.test(String(payload.value))) report(payload, message);
+          })
+          .openapi({ maximum: max ?? MAX_AMOUNT }),
       ],
       { error: message },
     )
-    .superRefine((value, ctx) => {
-      const text = typeof value === 'number' ? String(value) : value;
-      if (!DECIMAL_PATTERN.test(text)) {
-        // Bad strings and negative numbers already have their issue from the union's members;
-        // only a number that does not print as a plain decimal (1e21, 1e-7) is left to refuse here.
-        if (typeof value === 'number' && value >= 0) ctx.addIssue({ code: 'custom', message });
-      } else if (max !== undefined && Number(text) > max) {
-        ctx.addIssue({ code: 'custom', message: `must be at most ${max}` });
-      }
-    })
     .openapi({ example: '0' });
+  if (max === undefined) return decimal;
+  // Only values the members took are compared: the others already have their one issue.
+  return decimal.check((payload) => {
+    const value = payload.value;
+    const text = typeof value === 'number' ? String(value) : value;
+    if (DECIMAL_PATTERN.test(text) && Number(text) > max) report(payload, `must be at most ${max}`);
+  });
 }
 const money = () => amount();
 const hours = () => amount(MAX_HOURS_PER_WEEK);
@@ -57,11 +72,12 @@ const flag = () => z.literal([0, 1], { error: 'must be 0 or 1' }).openapi({ type
 function integer(min: number, max: number) {
   return z
     .number()
-    .superRefine((n, ctx) => {
+    .check((payload) => {
       // One message per bad value: not an integer, or else out of range.
-      if (!Number.isInteger(n)) ctx.addIssue({ code: 'custom', message: 'Invalid input: expected an integer' });
-      else if (n < min) ctx.addIssue({ code: 'custom', message: `Too small: expected number to be >=${min}` });
-      else if (n > max) ctx.addIssue({ code: 'custom', message: `Too big: expected number to be <=${max}` });
+      const n = payload.value;
+      if (!Number.isInteger(n)) report(payload, 'Invalid input: expected an integer');
+      else if (n < min) report(payload, `Too small: expected number to be >=${min}`);
+      else if (n > max) report(payload, `Too big: expected number to be <=${max}`);
     })
     .openapi({ type: 'integer', format: 'int32', minimum: min, maximum: max });
 }
@@ -153,10 +169,10 @@ export const ScenarioDataInputSchema = z
       .array(z.enum(PROGRAMS))
       .min(1)
       .max(PROGRAMS.length)
-      .superRefine((programs, ctx) => {
+      .check((payload) => {
         const seen = new Set<string>();
-        programs.forEach((p, index) => {
-          if (seen.has(p)) ctx.addIssue({ code: 'custom', path: [index], message: `"${p}" is listed twice` });
+        payload.value.forEach((p, index) => {
+          if (seen.has(p)) report(payload, `"${p}" is listed twice`, [index]);
           seen.add(p);
         });
       }),
