@@ -9,11 +9,13 @@
 //
 //   npm run bench:instructions
 //   BENCH_INSTR_ENDPOINTS=save BENCH_AGAINST=/tmp/previous npm run bench:instructions
+//   BENCH_INSTR_BY_CODE=1 BENCH_INSTR_ENDPOINTS=save npm run bench:instructions   # and where they go
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { bundleOurs, bundlePlain, measure, type Bundle } from './lib/bundle.ts';
+import { byCode, PERF_MAP_FLAGS, topRows, type ByCode } from './lib/by-code.ts';
 import { household, prng } from './lib/data.ts';
 import { ensureSeed, type SeedInfo } from './lib/seed.ts';
 import { startServer } from './lib/server.ts';
@@ -26,6 +28,8 @@ for (const e of endpoints) if (!ENDPOINTS.includes(e)) throw new Error(`unknown 
 /** Requests before counting starts (JIT and SQLite's cache settle), and requests counted. */
 const warmup = Number(env.BENCH_INSTR_WARMUP ?? 1000);
 const counted = Number(env.BENCH_INSTR_REQUESTS ?? 300);
+/** Also charge the instructions to JavaScript modules and functions (bench/lib/by-code.ts). */
+const withByCode = env.BENCH_INSTR_BY_CODE === '1';
 const N = 1000;
 
 function valgrindMissing(): boolean {
@@ -62,7 +66,7 @@ function callgrindChild(): string {
 }
 
 /** Instructions per request of one Worker on one endpoint (the whole workerd process: the Worker, the D1 simulator, the rate limiter). */
-async function count(bundle: Bundle, endpoint: Endpoint, seed: SeedInfo, bodies: BodyFiles, dir: string): Promise<number> {
+async function count(bundle: Bundle, endpoint: Endpoint, seed: SeedInfo, bodies: BodyFiles, dir: string, label: string): Promise<{ perRequest: number; byCode?: ByCode }> {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const state = join(dir, 'state');
@@ -70,7 +74,7 @@ async function count(bundle: Bundle, endpoint: Endpoint, seed: SeedInfo, bodies:
   process.env.MINIFLARE_WORKERD_PATH = wrapper(dir);
   // One thread for V8: concurrent compilation and GC otherwise make every process take its own
   // path (the same bundle counted 7.3 to 8.6 M instructions a save, run to run).
-  process.env.MINIFLARE_WORKERD_V8_FLAGS = '--single-threaded';
+  process.env.MINIFLARE_WORKERD_V8_FLAGS = withByCode ? `--single-threaded ${PERF_MAP_FLAGS}` : '--single-threaded';
   const server = await startServer({ scriptPath: bundle.scriptPath, stateDir: state, findProcess: false });
   try {
     const target = targetFor(endpoint, server.url, seed, bodies);
@@ -87,12 +91,19 @@ async function count(bundle: Bundle, endpoint: Endpoint, seed: SeedInfo, bodies:
     execFileSync('callgrind_control', ['--dump=counted', pid], { stdio: 'ignore' });
     execFileSync('callgrind_control', ['--instr=off', pid], { stdio: 'ignore' });
     let total = 0;
-    for (const file of readdirSync(dir).filter((f) => f.startsWith(`callgrind.${pid}.`))) {
+    const dumps = readdirSync(dir).filter((f) => f.startsWith(`callgrind.${pid}.`));
+    for (const file of dumps) {
       const summary = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, file), 'utf8'));
       if (summary) total += Number(summary[1]);
     }
     if (total === 0) throw new Error('callgrind wrote no counts');
-    return total / counted;
+    const dump = dumps.find((f) => statSync(join(dir, f)).size > 0);
+    if (!withByCode || !dump) return { perRequest: total / counted };
+    try {
+      return { perRequest: total / counted, byCode: byCode(join(dir, dump), pid, counted, bundle.scriptPath, label) };
+    } finally {
+      rmSync(`/tmp/perf-${pid}.map`, { force: true });
+    }
   } finally {
     await server.dispose();
     delete process.env.MINIFLARE_WORKERD_PATH;
@@ -124,13 +135,32 @@ async function main(): Promise<void> {
     '| endpoint | ours | other | ratio |',
     '|---|---:|---:|---:|',
   ];
+  const detail: string[] = [];
   for (const endpoint of endpoints) {
-    const a = await count(ours, endpoint, seed, bodies, join(OUT, 'instructions', 'ours'));
-    const b = await count(base, endpoint, seed, bodies, join(OUT, 'instructions', 'other'));
-    const line = `| ${endpoint} | ${(a / 1e6).toFixed(3)} M | ${(b / 1e6).toFixed(3)} M | ${(a / b).toFixed(3)} |`;
+    const a = await count(ours, endpoint, seed, bodies, join(OUT, 'instructions', 'ours'), 'ours');
+    const b = await count(base, endpoint, seed, bodies, join(OUT, 'instructions', 'other'), against ? 'other build' : 'bench/baseline/worker.ts');
+    const line = `| ${endpoint} | ${(a.perRequest / 1e6).toFixed(3)} M | ${(b.perRequest / 1e6).toFixed(3)} M | ${(a.perRequest / b.perRequest).toFixed(3)} |`;
     process.stderr.write(`[instructions] ${line}\n`);
     lines.push(line);
+    for (const [name, result] of [['ours', a], [baseName, b]] as const) {
+      if (!result.byCode) continue;
+      detail.push(
+        '',
+        `## ${endpoint}, ${name}: JavaScript, by module and function`,
+        '',
+        'Instructions per request charged to each function: its own and its inline-cache lookups (bench/lib/by-code.ts).',
+        '',
+        '| module | instructions |',
+        '|---|---:|',
+        ...topRows(result.byCode.modules, 15),
+        '',
+        '| function | instructions |',
+        '|---|---:|',
+        ...topRows(result.byCode.functions, 25),
+      );
+    }
   }
+  lines.push(...detail);
   const text = `${lines.join('\n')}\n`;
   writeFileSync(join(OUT, 'instructions.md'), text);
   process.stdout.write(text);
