@@ -1,7 +1,8 @@
 // npm run bench:instructions — machine instructions per request, counted, not timed: the service
 // and the raw baseline (or another build of the service) under Valgrind's callgrind, with V8 in
-// single-threaded mode so the JIT compiles at the same points on every run. Two runs of the same
-// bundle agree to 0.05 %; timed runs on this machine spread ±8 % per rep (bench/README.md), too
+// single-threaded mode so the JIT compiles at much the same points on every run. Runs of the same
+// bundle agree to about 1 % (and its JavaScript modules' shares, BENCH_INSTR_BY_CODE=1, to a few
+// hundred instructions); timed runs on this machine spread ±8 % per rep (bench/README.md), too
 // much to see a change of 1–2 %. It counts work, not time: cache misses and branch mispredictions
 // are not in it, and the timed bench (`npm run bench`) stays the measure of the targets.
 //
