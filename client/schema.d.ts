@@ -1432,7 +1432,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page length, 1–100 (default 10) */
-                limit?: string;
+                limit?: number;
                 /** @description Next page: items older than this id (the last item's id, e.g. 1042) */
                 starting_after?: string;
                 /** @description Previous page: items newer than this id (the first item's id; spelled as in the spec) */
@@ -2601,7 +2601,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScenarioDetailResponse"];
                 };
             };
-            /** @description Bad request (code: invalid_json, invalid_query) */
+            /** @description Bad request (code: invalid_json, invalid_header, invalid_query) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2968,7 +2968,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScenarioDetailResponse"];
                 };
             };
-            /** @description Bad request (code: invalid_json, invalid_query) */
+            /** @description Bad request (code: invalid_json, invalid_header, invalid_query) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3234,7 +3234,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page length, 1–100 (default 10) */
-                limit?: string;
+                limit?: number;
                 /** @description Next page: items older than this version (the last item's version, e.g. 3) */
                 starting_after?: string;
                 /** @description Previous page: items newer than this version (the first item's version; spelled as in the spec) */
@@ -3914,7 +3914,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScenarioDetailResponse"];
                 };
             };
-            /** @description Bad request (code: invalid_query) */
+            /** @description Bad request (code: invalid_header, invalid_query) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4154,7 +4154,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page length, 1–100 (default 10) */
-                limit?: string;
+                limit?: number;
                 /** @description Next page: events older than this one (the last item's id) */
                 starting_after?: string;
                 /** @description Previous page: events newer than this one (the first item's id; spelled as in the spec) */
@@ -4810,7 +4810,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page length, 1–100 (default 10) */
-                limit?: string;
+                limit?: number;
                 /** @description Next page: attempts older than this one (the last item's id) */
                 starting_after?: string;
                 /** @description Previous page: attempts newer than this one (the first item's id; spelled as in the spec) */

@@ -8,9 +8,9 @@
 import type { app } from './app.ts';
 import type { WebhookMessage } from './webhooks/queue.ts';
 
+import { CRONS } from './env.ts';
+
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** wrangler.toml's hourly trigger; the other one is the webhook re-queue. (Not exported: every export of the main module is an entrypoint.) */
-const HOURLY_CRON = '17 * * * *';
 
 export type { AppType } from './app.ts';
 
@@ -22,7 +22,7 @@ export function createWorker(loadApp: () => Promise<{ app: typeof app }>) {
     },
     async scheduled(controller, env) {
       const now = Date.now();
-      if (controller.cron === HOURLY_CRON) {
+      if (controller.cron === CRONS.hourlyCleanUp) {
         const [{ prune }, { pruneDeliveries }] = await Promise.all([import('./db/scenarios.ts'), import('./db/webhooks.ts')]);
         await prune(env.DB, { repliesBefore: now - DAY_MS, eventsBefore: now - 30 * DAY_MS, throttlesBefore: now });
         await pruneDeliveries(env.DB, now - 30 * DAY_MS);

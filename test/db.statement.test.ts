@@ -131,14 +131,19 @@ describe('runOne and runBatch', () => {
     expect(await runOne(env.DB, accountById(env.DB, { id: 987_654_321 }))).toEqual([]);
   });
 
-  it('runBatch gives the rows of each statement, in order', async () => {
+  it('runBatch gives the rows of each statement under the name it was sent with', async () => {
     const [a, b] = [await newAccount('Batch A'), await newAccount('Batch B')];
-    const rows = await runBatch(env.DB, [
-      accountById(env.DB, { id: b.id }),
-      accountById(env.DB, { id: 987_654_321 }),
-      accountById(env.DB, { id: a.id }),
-    ]);
-    expect(rows.map((r) => r.map((row) => row.name))).toEqual([['Batch B'], [], ['Batch A']]);
+    const rows = await runBatch(env.DB, {
+      second: accountById(env.DB, { id: b.id }),
+      none: accountById(env.DB, { id: 987_654_321 }),
+      first: accountById(env.DB, { id: a.id }),
+    });
+    expect(Object.keys(rows)).toEqual(['second', 'none', 'first']);
+    expect({ second: rows.second.map((row) => row.name), none: rows.none, first: rows.first.map((row) => row.name) }).toEqual({
+      second: ['Batch B'],
+      none: [],
+      first: ['Batch A'],
+    });
   });
 
   it('runBatch is one transaction: a failing statement undoes the ones before it', async () => {
@@ -147,7 +152,7 @@ describe('runOne and runBatch', () => {
     const insertStrict = statement<{ email: string }>(
       () => sql`insert into ${accounts} (name, email, created_at) values ('Strict', ${p('email')}, 1) returning id`,
     );
-    await expect(runBatch(env.DB, [insertStrict(env.DB, { email }), insertStrict(env.DB, { email })])).rejects.toThrow(/UNIQUE/);
+    await expect(runBatch(env.DB, { first: insertStrict(env.DB, { email }), again: insertStrict(env.DB, { email }) })).rejects.toThrow(/UNIQUE/);
     const byEmail = await env.DB.prepare('select count(*) as n from accounts where email = ?').bind(email).first<{ n: number }>();
     expect(byEmail?.n).toBe(0);
   });
@@ -167,7 +172,7 @@ describe('retries of transient D1 faults', () => {
       () => sql`insert into ${accounts} (name, email, created_at) values ('Once', ${p('email')}, 1) on conflict do nothing returning id`,
     );
     const d1 = faultyD1((n) => (n === 1 ? 'after' : undefined));
-    const [rows] = await runBatch(d1.db, [insertOnce(d1.db, { email })]);
+    const { inserted: rows } = await runBatch(d1.db, { inserted: insertOnce(d1.db, { email }) });
     expect([d1.calls, d1.injected.after]).toEqual([2, 1]);
     // The second run met the first one's committed row: nothing inserted, so no RETURNING row.
     // Statements must recognise their own earlier commit (the workflows do, by their event id).
@@ -203,7 +208,7 @@ describe('retries of transient D1 faults', () => {
   it('gives up after 5 tries in about a second with DatabaseUnavailableError, the last fault as its cause', async () => {
     const d1 = faultyD1(() => 'before');
     const started = Date.now();
-    const error = await runBatch(d1.db, [accountById(d1.db, { id: 1 })]).catch((e: unknown) => e);
+    const error = await runBatch(d1.db, { account: accountById(d1.db, { id: 1 }) }).catch((e: unknown) => e);
     const elapsed = Date.now() - started;
     expect(error).toBeInstanceOf(DatabaseUnavailableError);
     expect(((error as Error).cause as Error).message).toBe(TRANSIENT_MESSAGE);

@@ -725,7 +725,10 @@ function build(c: MutatedCase): Built {
           return finish([{ status: 400, code: 'invalid_header' }]);
         }
         // The pool's scenarios are never saved, so they stay at version 1.
-        headers['If-Match'] = pick(['"v2"', '"v999"', 'W/"v1"', '"1"', '"v01"', 'v1', '"V1"', '""', '"v1" x', 'W/"v1", "v2"'], x.b);
+        // Well-formed tags that name no stored version are 412; a malformed header (unquoted) is 400.
+        const ifMatch = pick(['"v2"', '"v999"', 'W/"v1"', '"1"', '"v01"', 'v1', '"V1"', '""', '"v1" x', 'W/"v1", "v2"'], x.b);
+        headers['If-Match'] = ifMatch;
+        if (ifMatch === 'v1' || ifMatch === '"v1" x') return finish([{ status: 400, code: 'invalid_header' }]);
         return finish([{ status: 412, code: 'precondition_failed' }]);
       }
     }

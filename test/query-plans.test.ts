@@ -3,9 +3,9 @@
 // sort. Request cost then does not grow with the number of scenarios, keys or accounts.
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { keyed } from '../src/auth/keyed.ts';
 import { hashApiKey } from '../src/auth/api-key.ts';
 import { issueApiKey } from '../src/auth/issue-key.ts';
-import { verifyKey } from '../src/auth/key-check.ts';
 import { findAccountByEmail, insertAccount } from '../src/db/accounts.ts';
 import { findKeyByHash, listApiKeys, touchKeyLastUsed, type KeyCheck } from '../src/db/api-keys.ts';
 import { isThrottled } from '../src/db/auth-throttles.ts';
@@ -68,7 +68,7 @@ const isKeyRow = (plan: Plan) => plan.sql.includes('as account_name');
 /** The client address's throttle, sent in every workflow's batch. */
 const isThrottleRow = (plan: Plan) => /^select `auth_throttles`\.`until`/.test(plan.sql);
 /** The statements that name the key (all but the throttle row). */
-const keyed = (plans: Plan[]) => plans.filter((p) => !isThrottleRow(p));
+const withoutThrottle = (plans: Plan[]) => plans.filter((p) => !isThrottleRow(p));
 
 const THROTTLE_INDEX = 'sqlite_autoindex_auth_throttles_1 (address=?)';
 
@@ -124,8 +124,8 @@ describe('query plans of the hot path', () => {
     const otherKey = (await issueApiKey(env.DB, other.id, { name: null, scope: 'read_write', expiresAt: null, now: Date.now() }))!;
     const otherCheck = { keyHash: await hashApiKey(otherKey.key), now: Date.now(), address: '192.0.2.2' };
     for (let i = 0; i < 5; i++) {
-      await createScenario(env.DB, key, input, newEventId());
-      await createScenario(env.DB, otherCheck, input, newEventId());
+      await createScenario(keyed(env.DB, key, 'write'), input, newEventId());
+      await createScenario(keyed(env.DB, otherCheck, 'write'), input, newEventId());
     }
   });
 
@@ -133,9 +133,9 @@ describe('query plans of the hot path', () => {
     const lookups = [
       ...(await plansOf((s) => findKeyByHash(s, key.keyHash))),
     ];
-    const verified = await plansOf((s) => verifyKey(s, key, 'write'));
+    const verified = await plansOf((s) => keyed(s, key, 'write').run({}));
     expectIndexed([...lookups, ...verified]);
-    expectEachUses([...lookups, ...keyed(verified)], KEY_INDEX);
+    expectEachUses([...lookups, ...withoutThrottle(verified)], KEY_INDEX);
     expect(verified).toHaveLength(2);
     expectThrottleIndexed(verified);
     const touch = await plansOf((s) => touchKeyLastUsed(s, keyId, Date.now(), 60_000));
@@ -151,32 +151,32 @@ describe('query plans of the hot path', () => {
       [{ limit: 10, endingBefore: 1 }, '(account_id=? AND id>?)'],
     ] as const;
     for (const [page, search] of pages) {
-      const plans = await plansOf((s) => listScenarios(s, key, page));
+      const plans = await plansOf((s) => listScenarios(keyed(s, key, 'read'), page));
       // The address's throttle, the key's row and the page.
       expect(plans.map(isKeyRow), JSON.stringify(page)).toEqual(expect.arrayContaining([true, false]));
       expect(plans, JSON.stringify(page)).toHaveLength(3);
       expectIndexed(plans);
       expectThrottleIndexed(plans);
-      expectEachUses(keyed(plans), KEY_INDEX);
-      expectEachUses(keyed(plans).filter((p) => !isKeyRow(p)), `USING INDEX scenarios_account_id_idx ${search}`);
+      expectEachUses(withoutThrottle(plans), KEY_INDEX);
+      expectEachUses(withoutThrottle(plans).filter((p) => !isKeyRow(p)), `USING INDEX scenarios_account_id_idx ${search}`);
     }
   });
 
   it('views, saves and deletes by token on its unique index, every statement checking the key on its index', async () => {
-    const { token } = await createScenario(env.DB, key, input, newEventId());
+    const { token } = await createScenario(keyed(env.DB, key, 'write'), input, newEventId());
     const byToken = [
-      ...(await plansOf((s) => viewScenario(s, key, token))),
-      ...(await plansOf((s) => saveScenario(s, key, token, input, newEventId()))),
-      ...(await plansOf((s) => saveScenario(s, key, token, input, newEventId(), [1, 2, 3]))),
+      ...(await plansOf((s) => viewScenario(keyed(s, key, 'read'), token))),
+      ...(await plansOf((s) => saveScenario(keyed(s, key, 'write'), token, input, newEventId()))),
+      ...(await plansOf((s) => saveScenario(keyed(s, key, 'write'), token, input, newEventId(), [1, 2, 3]))),
     ];
-    const deletes = await plansOf((s) => deleteScenario(s, key, token, newEventId()));
+    const deletes = await plansOf((s) => deleteScenario(keyed(s, key, 'write'), token, newEventId()));
     expectIndexed([...byToken, ...deletes]);
     expectThrottleIndexed(deletes);
-    expectEachUses(keyed([...byToken, ...deletes]).filter((p) => !isEventFromStampedRow(p)), KEY_INDEX);
+    expectEachUses(withoutThrottle([...byToken, ...deletes]).filter((p) => !isEventFromStampedRow(p)), KEY_INDEX);
     // Each save: the throttle and key rows, the update, its event, its revision, the pruning of old
     // revisions, the row and the event read back.
     expect(byToken).toHaveLength(3 + 8 + 8);
-    expectEachUses(keyed(byToken).filter((p) => !isKeyRow(p) && !/^select `events`/.test(p.sql)), TOKEN_INDEX);
+    expectEachUses(withoutThrottle(byToken).filter((p) => !isKeyRow(p) && !/^select `events`/.test(p.sql)), TOKEN_INDEX);
     expect(byToken.filter(isEventFromStampedRow)).toHaveLength(4);
     expectEachUses(byToken.filter((p) => /^delete from `scenario_revisions`/.test(p.sql)), `${REVISION_KEY} AND version<?)`);
     // Both updates skip once the event exists; both saves read their event back.
@@ -192,18 +192,18 @@ describe('query plans of the hot path', () => {
   });
 
   it('reads, restores and diffs history on the revisions primary key, whatever its length', async () => {
-    const { token } = await createScenario(env.DB, key, input, newEventId());
-    await saveScenario(env.DB, key, token, input, newEventId());
+    const { token } = await createScenario(keyed(env.DB, key, 'write'), input, newEventId());
+    await saveScenario(keyed(env.DB, key, 'write'), token, input, newEventId());
     const reads = [
-      ...(await plansOf((s) => listRevisions(s, key, token, { limit: 10 }))),
-      ...(await plansOf((s) => listRevisions(s, key, token, { limit: 10, startingAfter: 2 }))),
-      ...(await plansOf((s) => listRevisions(s, key, token, { limit: 10, endingBefore: 1 }))),
-      ...(await plansOf((s) => viewRevision(s, key, token, 1))),
-      ...(await plansOf((s) => diffRevisions(s, key, token, 1))),
+      ...(await plansOf((s) => listRevisions(keyed(s, key, 'read'), token, { limit: 10 }))),
+      ...(await plansOf((s) => listRevisions(keyed(s, key, 'read'), token, { limit: 10, startingAfter: 2 }))),
+      ...(await plansOf((s) => listRevisions(keyed(s, key, 'read'), token, { limit: 10, endingBefore: 1 }))),
+      ...(await plansOf((s) => viewRevision(keyed(s, key, 'read'), token, 1))),
+      ...(await plansOf((s) => diffRevisions(keyed(s, key, 'read'), token, 1))),
     ];
-    const restore = await plansOf((s) => restoreRevision(s, key, token, 1, newEventId(), [2], 100));
+    const restore = await plansOf((s) => restoreRevision(keyed(s, key, 'write'), token, 1, newEventId(), [2], 100));
     expectIndexed([...reads, ...restore]);
-    expectEachUses(keyed(reads), KEY_INDEX);
+    expectEachUses(withoutThrottle(reads), KEY_INDEX);
     const revisionReads = reads.filter((p) => /from `scenario_revisions`/.test(p.sql));
     expect(revisionReads).toHaveLength(6);
     expectEachUses(revisionReads, REVISION_KEY);
@@ -213,12 +213,12 @@ describe('query plans of the hot path', () => {
   });
 
   it('creates, with and without an Idempotency-Key, without scanning', async () => {
-    const plain = await plansOf((s) => createScenario(s, key, input, newEventId()));
-    const idempotent = await plansOf((s) => createScenario(s, key, input, newEventId(), { key: 'plan-key', requestHash: 'h' }));
+    const plain = await plansOf((s) => createScenario(keyed(s, key, 'write'), input, newEventId()));
+    const idempotent = await plansOf((s) => createScenario(keyed(s, key, 'write'), input, newEventId(), { key: 'plan-key', requestHash: 'h' }));
     expectIndexed([...plain, ...idempotent]);
     expectThrottleIndexed(plain);
     expectThrottleIndexed(idempotent);
-    expectEachUses(keyed([...plain, ...idempotent]).filter((p) => !isEventFromStampedRow(p)), KEY_INDEX);
+    expectEachUses(withoutThrottle([...plain, ...idempotent]).filter((p) => !isEventFromStampedRow(p)), KEY_INDEX);
     // The created event and revision, copied from the row this request inserted, found by its token.
     expectEachUses([...plain, ...idempotent].filter(isEventFromStampedRow), TOKEN_INDEX);
     expect([...plain, ...idempotent].filter(isEventFromStampedRow)).toHaveLength(4);

@@ -4,6 +4,7 @@
 // (query-plans.test.ts).
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { keyed } from '../src/auth/keyed.ts';
 import { hashApiKey } from '../src/auth/api-key.ts';
 import { issueApiKey } from '../src/auth/issue-key.ts';
 import { insertAccount } from '../src/db/accounts.ts';
@@ -48,32 +49,32 @@ describe('query plans of events and webhooks', () => {
     const account = (await insertAccount(env.DB, { name: 'Plans', email: uniqueEmail(), now: Date.now() }))!;
     const issued = (await issueApiKey(env.DB, account.id, { name: null, scope: 'read_write', expiresAt: null, now: Date.now() }))!;
     key = { keyHash: await hashApiKey(issued.key), now: Date.now(), address: '192.0.2.9' };
-    endpointId = (await createEndpoint(env.DB, key, { url: 'https://hooks.example.com/x', eventTypes: ['scenario.created'], description: null })).endpoint.id;
+    endpointId = (await createEndpoint(keyed(env.DB, key, 'write'), { url: 'https://hooks.example.com/x', eventTypes: ['scenario.created'], description: null })).id;
     const input = ScenarioDataInputSchema.parse(scenarioData());
     for (let i = 0; i < 4; i++) {
       const eventId = newEventId();
-      await createScenario(env.DB, { ...key, now: Date.now() }, input, eventId);
+      await createScenario(keyed(env.DB, { ...key, now: Date.now() }, 'write'), input, eventId);
       eventIds.push(eventId);
     }
   });
 
   it('lists events on (account_id, seq) or (account_id, type, seq), cursors by event id', async () => {
     for (const type of [undefined, 'scenario.created' as const]) {
-      await expectIndexed((s) => listEvents(s, key, { limit: 2 }, type));
-      await expectIndexed((s) => listEvents(s, key, { limit: 2, startingAfter: eventIds[2] }, type));
-      await expectIndexed((s) => listEvents(s, key, { limit: 2, endingBefore: eventIds[1] }, type));
+      await expectIndexed((s) => listEvents(keyed(s, key, 'read'), { limit: 2 }, type));
+      await expectIndexed((s) => listEvents(keyed(s, key, 'read'), { limit: 2, startingAfter: eventIds[2] }, type));
+      await expectIndexed((s) => listEvents(keyed(s, key, 'read'), { limit: 2, endingBefore: eventIds[1] }, type));
     }
   });
 
   it('serves the endpoint routes from their indexes', async () => {
-    await expectIndexed((s) => listEndpoints(s, key));
-    await expectIndexed((s) => viewEndpoint(s, key, endpointId));
-    await expectIndexed((s) => listDeliveries(s, key, endpointId, { limit: 10 }));
-    await expectIndexed((s) => listDeliveries(s, key, endpointId, { limit: 10, startingAfter: 1000 }));
-    await expectIndexed((s) => listDeliveries(s, key, endpointId, { limit: 10, endingBefore: 1 }));
-    await expectIndexed((s) => createEndpoint(s, key, { url: 'https://hooks.example.com/y', eventTypes: ['scenario.saved'], description: null }));
-    const spare = (await createEndpoint(env.DB, key, { url: 'https://hooks.example.com/z', eventTypes: ['scenario.saved'], description: null })).endpoint.id;
-    await expectIndexed((s) => deleteEndpoint(s, key, spare));
+    await expectIndexed((s) => listEndpoints(keyed(s, key, 'write')));
+    await expectIndexed((s) => viewEndpoint(keyed(s, key, 'write'), endpointId));
+    await expectIndexed((s) => listDeliveries(keyed(s, key, 'write'), endpointId, { limit: 10 }));
+    await expectIndexed((s) => listDeliveries(keyed(s, key, 'write'), endpointId, { limit: 10, startingAfter: 1000 }));
+    await expectIndexed((s) => listDeliveries(keyed(s, key, 'write'), endpointId, { limit: 10, endingBefore: 1 }));
+    await expectIndexed((s) => createEndpoint(keyed(s, key, 'write'), { url: 'https://hooks.example.com/y', eventTypes: ['scenario.saved'], description: null }));
+    const spare = (await createEndpoint(keyed(env.DB, key, 'write'), { url: 'https://hooks.example.com/z', eventTypes: ['scenario.saved'], description: null })).id;
+    await expectIndexed((s) => deleteEndpoint(keyed(s, key, 'write'), spare));
   });
 
   it("runs the consumer's and the cron's statements from indexes", async () => {

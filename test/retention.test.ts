@@ -1,7 +1,8 @@
 // SCENARIO_RETENTION_DAYS (30 in the test config): counted from the last save; expired scenarios
 // stay readable and listable, and saving one renews it.
 import { describe, expect, it } from 'vitest';
-import { expiredAt, parseRetentionDays } from '../src/scenarios/retention.ts';
+import { readConfig } from '../src/env.ts';
+import { expiredAt } from '../src/scenarios/retention.ts';
 import { api, createAccountWithKey, createScenario, env, scenarioData } from './helpers/api.ts';
 
 const DAY = 86_400_000;
@@ -50,11 +51,8 @@ describe('retention', () => {
   });
 
   it('reads the setting: empty or invalid means never', () => {
-    expect(parseRetentionDays('')).toBeNull();
-    expect(parseRetentionDays(undefined)).toBeNull();
-    expect(parseRetentionDays('abc')).toBeNull();
-    expect(parseRetentionDays('0')).toBeNull();
-    expect(parseRetentionDays('30')).toBe(30);
+    const days = (value: string | undefined) => readConfig({ SCENARIO_RETENTION_DAYS: value }).retentionDays;
+    expect([days(''), days(undefined), days('abc'), days('0'), days('30')]).toEqual([null, null, null, null, 30]);
     expect(expiredAt(0, null, 10 * 365 * DAY)).toBeNull();
   });
 });

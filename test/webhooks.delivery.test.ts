@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 import wranglerToml from '../wrangler.toml?raw';
 import { hashApiKey } from '../src/auth/api-key.ts';
 import { MAX_RETRY_DELAY_SECONDS } from '../src/webhooks/limits.ts';
-import { retryBaseSeconds, retryDelaySeconds } from '../src/webhooks/queue.ts';
+import { keyed } from '../src/auth/keyed.ts';
+import { readConfig } from '../src/env.ts';
+import { retryDelaySeconds } from '../src/webhooks/queue.ts';
 import { createScenario as createScenarioDirectly, newEventId } from '../src/scenarios/workflows.ts';
 import { ScenarioDataInputSchema } from '../src/scenarios/schema.ts';
 import worker from './worker-entry.ts';
@@ -173,7 +175,7 @@ describe('webhook delivery', { timeout: 30_000 }, () => {
     const eventId = newEventId();
     const input = ScenarioDataInputSchema.parse(scenarioData());
     const keyCheck = { keyHash: await hashApiKey(key), now: Date.now(), address: 'cron-test' };
-    await createScenarioDirectly(env.DB, keyCheck, input, eventId);
+    await createScenarioDirectly(keyed(env.DB, keyCheck, 'write'), input, eventId);
     await sleep(1500);
     expect(await received(name)).toEqual([]);
     // A minute later (the grace period), the two-minute cron finds it unmarked.
@@ -219,13 +221,12 @@ describe('the retry schedule', () => {
   it('doubles from the base delay, capped at the queue maximum', () => {
     expect([1, 2, 3, 4].map((n) => retryDelaySeconds(300, n, MAX_RETRY_DELAY_SECONDS))).toEqual([300, 600, 1200, 2400]);
     expect(retryDelaySeconds(300, 20, MAX_RETRY_DELAY_SECONDS)).toBe(MAX_RETRY_DELAY_SECONDS);
-    expect(retryBaseSeconds('')).toBe(300);
-    expect(retryBaseSeconds('nonsense')).toBe(300);
-    expect(retryBaseSeconds('0')).toBe(0);
+    const base = (value: string) => readConfig({ WEBHOOK_RETRY_BASE_SECONDS: value }).webhookRetryBaseSeconds;
+    expect([base(''), base('nonsense'), base('0')]).toEqual([300, 300, 0]);
   });
 
   it('in production (wrangler.toml): at least 6 attempts over at least 6 hours', () => {
-    const base = retryBaseSeconds(wranglerVar('WEBHOOK_RETRY_BASE_SECONDS'));
+    const base = readConfig({ WEBHOOK_RETRY_BASE_SECONDS: wranglerVar('WEBHOOK_RETRY_BASE_SECONDS') }).webhookRetryBaseSeconds;
     expect(base).toBe(Number(wranglerVar('WEBHOOK_RETRY_BASE_SECONDS')));
     const attempts = deliveryQueue().max_retries + 1;
     const span = Array.from({ length: attempts - 1 }, (_, i) => retryDelaySeconds(base, i + 1, MAX_RETRY_DELAY_SECONDS)).reduce((a, b) => a + b, 0);

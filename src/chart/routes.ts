@@ -7,7 +7,7 @@ import { headers, problemResponses } from '../http/openapi.ts';
 import { ApiError } from '../http/problem.ts';
 import { validationHook } from '../http/validation.ts';
 import type { StoredScenarioData } from '../scenarios/data.ts';
-import { ScenarioToken } from '../scenarios/routes.ts';
+import { ScenarioToken } from '../scenarios/params.ts';
 import { findState } from '../scenarios/states.ts';
 import { renderScenarioChart } from './render.ts';
 import { verifyChartSignature } from './signing.ts';

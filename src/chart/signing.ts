@@ -4,7 +4,8 @@
 // The key is CHART_SIGNING_KEY and nothing else: a key derived from another secret (the admin
 // token) would let anyone holding one chart URL test guesses of that secret offline.
 import type { Context } from 'hono';
-import type { AppEnv, Bindings } from '../env.ts';
+import { readConfig, type AppEnv, type Bindings } from '../env.ts';
+import { requestOrigin } from '../http/request.ts';
 import { ApiError } from '../http/problem.ts';
 
 const encoder = new TextEncoder();
@@ -72,10 +73,14 @@ function message(accountId: number, token: string, exp: number): Uint8Array {
 
 export async function signChartUrl(env: Bindings, origin: string, accountId: number, token: string, now: number): Promise<string> {
   const key = signingKey(env);
-  const ttl = Number(env.CHART_URL_TTL_SECONDS) > 0 ? Number(env.CHART_URL_TTL_SECONDS) : 3600;
-  const exp = Math.floor(now / 1000) + ttl;
+  const exp = Math.floor(now / 1000) + readConfig(env).chartUrlTtlSeconds;
   const mac = await crypto.subtle.sign('HMAC', await key, message(accountId, token, exp));
   return `${origin}/scenarios/${token}/chart.svg?exp=${exp}&sig=${accountId}.${base64url(mac)}`;
+}
+
+/** chart_img of the caller's scenario, signed for the request's origin (view, create, save, restore). */
+export function chartUrl(c: Context<AppEnv>, token: string): Promise<string> {
+  return signChartUrl(c.env, requestOrigin(c), c.get('caller').accountId, token, c.get('keyed').key.now);
 }
 
 export type ChartSignatureCheck = { ok: true; accountId: number } | { ok: false; reason: string };

@@ -1,10 +1,11 @@
 // API keys, looked up by the SHA-256 of the presented key. Besides the admin queries, this module
-// gives every other query the key check it carries: a request's statements name the account
-// through the key (`accountOfKey`), so the check and the work it guards run in one round trip
-// and a refused key can never let a write through. A throttled client address (db/auth-throttles.ts)
-// refuses every key, the right one included.
+// holds the key rule every API-key request is judged by, written twice side by side: in SQL
+// (`liveKey`), which every statement a key guards carries, so the check and the work it guards run
+// in one round trip and a refused key can never let a write through; and in TypeScript
+// (`keyRefusal`), which reads the key's row from the same batch to name the refusal (401, 403 or
+// 429). test/auth.key-rule.test.ts enumerates the key states and checks that both agree.
 import { sql, type SQL } from 'drizzle-orm/sql/sql';
-import { addressThrottled, throttleOf } from './auth-throttles.ts';
+import { throttleOf } from './auth-throttles.ts';
 import { runBatch, runOne } from './execute.ts';
 import { accounts, apiKeys, type ApiKey, type KeyScope } from './schema.ts';
 import { statement, type RawRow, type Session } from './statement.ts';
@@ -20,13 +21,30 @@ export interface KeyCheck {
 export type KeyAccess = 'read' | 'write';
 
 /**
- * The WHERE condition on api_keys of a live key with that hash, presented from an address that is
- * not throttled (placeholders keyHash, now and address).
+ * The key rule in SQL: the WHERE condition on api_keys of a live key with that hash (placeholders
+ * keyHash and now). A throttled client address does not matter here: a valid key keeps working
+ * from it (see `keyRefusal`).
  */
 export function liveKey(access: KeyAccess): SQL {
-  const live = sql`${apiKeys.keyHash} = ${sql.placeholder('keyHash')} and ${apiKeys.revokedAt} is null and (${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > ${sql.placeholder('now')})
-    and not ${addressThrottled()}`;
+  const live = sql`${apiKeys.keyHash} = ${sql.placeholder('keyHash')} and ${apiKeys.revokedAt} is null and (${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > ${sql.placeholder('now')})`;
   return access === 'write' ? sql`${live} and ${apiKeys.scope} = 'read_write'` : live;
+}
+
+/** Why a key was refused. `throttled`: a failing key from an address over its failure limit. */
+export type KeyRefusal = 'throttled' | 'unknown' | 'revoked' | 'expired' | 'read_only';
+
+/**
+ * The key rule in TypeScript, read from the key's row: null when `liveKey(access)` admits the key,
+ * else the reason. A valid key is accepted even from a throttled address: keys carry ~178 random
+ * bits, so telling a valid key from an invalid one gives a guesser nothing, while refusing it would
+ * let anyone lock out everyone behind a shared address (every Worker's subrequests reach Cloudflare
+ * from one). A read-only key is a valid credential, so its 403 is not throttled either.
+ */
+export function keyRefusal({ throttled, key }: KeyState, access: KeyAccess, now: number): KeyRefusal | null {
+  const failing = !key ? 'unknown' : key.revokedAt !== null ? 'revoked' : key.expiresAt !== null && key.expiresAt <= now ? 'expired' : null;
+  if (failing) return throttled ? 'throttled' : failing;
+  if (access === 'write' && key?.scope !== 'read_write') return 'read_only';
+  return null;
 }
 
 /** The account of a live key, as a scalar sub-select: NULL (matching no row) for a refused key. */
@@ -34,7 +52,7 @@ export function accountOfKey(access: KeyAccess): SQL {
   return sql`(select ${apiKeys.accountId} from ${apiKeys} where ${liveKey(access)})`;
 }
 
-/** A key with the account it belongs to; judged in code (auth/key-check.ts) to tell 401 from 403. */
+/** A key with the account it belongs to: the caller, once the key is accepted. */
 export interface KeyWithAccount {
   id: number;
   scope: KeyScope;
@@ -55,28 +73,17 @@ export const keyWithAccount = statement<{ keyHash: string }>(
     where ${apiKeys.keyHash} = ${sql.placeholder('keyHash')}`,
 );
 
-/**
- * The head of every API-key request's batch: the address's throttle (a row while it lasts; a
- * statement of its own because an unknown key has no row to carry it) and the key's row.
- */
-export function keyStatements(session: Session, key: KeyCheck): D1PreparedStatement[] {
-  return [throttleOf(session, key), keyWithAccount(session, key)];
-}
+/** The head of every API-key request's batch, by name: the address's throttle and the key's row. */
+export const keyHead = { throttle: throttleOf, key: keyWithAccount } as const;
 
-/** What the head of the batch says, for auth/key-check.ts to judge. */
+/** What the head of the batch says, for `keyRefusal` to judge. */
 export interface KeyState {
   throttled: boolean;
   key: KeyWithAccount | null;
 }
 
-export function toKeyState(throttleRows: RawRow[] | undefined, keyRows: RawRow[] | undefined): KeyState {
-  return { throttled: (throttleRows?.length ?? 0) > 0, key: toKeyWithAccount(keyRows?.[0]) };
-}
-
-/** The key's state on its own (one round trip): GET /me, and a key refused before its work was sent. */
-export async function findKeyState(session: Session, key: KeyCheck): Promise<KeyState> {
-  const [throttle, row] = await runBatch(session, keyStatements(session, key));
-  return toKeyState(throttle, row);
+export function toKeyState(throttleRows: RawRow[], keyRows: RawRow[]): KeyState {
+  return { throttled: throttleRows.length > 0, key: toKeyWithAccount(keyRows[0]) };
 }
 
 export function toKeyWithAccount(row: RawRow | undefined): KeyWithAccount | null {
@@ -160,9 +167,9 @@ const keysOfAccount = statement<{ accountId: number }>(
 
 /** The keys of an account, newest first; `null` when there is no such account. */
 export async function listApiKeys(session: Session, accountId: number): Promise<ApiKey[] | null> {
-  const [found, keys] = await runBatch(session, [accountExists(session, { accountId }), keysOfAccount(session, { accountId })]);
-  if (!found?.length) return null;
-  return (keys ?? []).map(toApiKey);
+  const rows = await runBatch(session, { account: accountExists(session, { accountId }), keys: keysOfAccount(session, { accountId }) });
+  if (rows.account.length === 0) return null;
+  return rows.keys.map(toApiKey);
 }
 
 const revoke = statement<{ keyId: number; now: number }>(

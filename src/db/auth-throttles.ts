@@ -1,7 +1,7 @@
 // Addresses refused after too many failed authentications. The Workers rate-limit binding counts
 // every question it is asked, so it cannot say "is this address over?" without counting a request;
 // the refusal it decides on is therefore recorded here, and read before any credential is judged.
-import { sql, type SQL } from 'drizzle-orm/sql/sql';
+import { sql } from 'drizzle-orm/sql/sql';
 import { runOne } from './execute.ts';
 import { authThrottles } from './schema.ts';
 import { statement, type Session } from './statement.ts';
@@ -12,11 +12,6 @@ const p = sql.placeholder;
 export interface AddressCheck {
   address: string;
   now: number;
-}
-
-/** True in SQL while the address (placeholders address and now) is refused. */
-export function addressThrottled(): SQL {
-  return sql`exists (select 1 from ${authThrottles} where ${authThrottles.address} = ${p('address')} and ${authThrottles.until} > ${p('now')})`;
 }
 
 /** The address's refusal, one row while it lasts: sent in the batch of every API-key request. */

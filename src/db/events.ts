@@ -1,13 +1,12 @@
 // Event statements: the caller's event log (GET /events), and what webhook dispatch reads and marks.
 // The events themselves are written by the scenario changes they record (db/scenarios.ts).
 import { sql, type SQL } from 'drizzle-orm/sql/sql';
-import { accountOfKey } from './api-keys.ts';
+import { accountOfKey, type KeyCheck } from './api-keys.ts';
 import { runBatch, runOne } from './execute.ts';
 import { events, webhookEndpoints, type Event, type EventType } from './schema.ts';
 import { statement, type RawRow, type Session } from './statement.ts';
 
 const p = sql.placeholder;
-type Key = { keyHash: string; now: number; address: string };
 
 export function toEvent(row: RawRow): Event {
   return {
@@ -27,7 +26,7 @@ const ofCaller = sql`${events.accountId} = ${accountOfKey('read')}`;
 /** The seq of the caller's event `cursor` (no row for an unknown, pruned or foreign id). */
 const cursorSeq = sql`(select ${events.seq} from ${events} where ${events.id} = ${p('cursor')} and ${ofCaller})`;
 
-export const eventCursor = statement<Key & { cursor: string }>(
+export const eventCursor = statement<KeyCheck & { cursor: string }>(
   () => sql`select ${events.seq} as seq from ${events} where ${events.id} = ${p('cursor')} and ${ofCaller}`,
 );
 
@@ -36,7 +35,7 @@ export type PageFrom = 'first' | 'after' | 'before';
 // Keyset pagination on (account_id, seq), or (account_id, type, seq) with a type filter: each page
 // costs the same however many events the account has, or however rare the type.
 function page(from: PageFrom, typed: boolean) {
-  return statement<Key & { limit: number; cursor?: string; type?: EventType }>(() => {
+  return statement<KeyCheck & { limit: number; cursor?: string; type?: EventType }>(() => {
     const conditions: SQL[] = [ofCaller];
     if (typed) conditions.push(sql`${events.type} = ${p('type')}`);
     if (from === 'after') conditions.push(sql`${events.seq} < ${cursorSeq}`);
@@ -78,12 +77,13 @@ export const markDispatched = statement<{ eventId: string; now: number }>(
 
 /** Reads the event and its endpoints and marks it taken, in one round trip. */
 export async function dispatchEvent(session: Session, eventId: string, now: number): Promise<{ event: Event | null; endpointIds: string[] }> {
-  const [event, endpoints] = await runBatch(session, [
-    eventById(session, { eventId }),
-    subscribedEndpoints(session, { eventId }),
-    markDispatched(session, { eventId, now }),
-  ]);
-  return { event: event?.[0] ? toEvent(event[0]) : null, endpointIds: (endpoints ?? []).map((row) => row.id as string) };
+  const rows = await runBatch(session, {
+    event: eventById(session, { eventId }),
+    endpoints: subscribedEndpoints(session, { eventId }),
+    dispatched: markDispatched(session, { eventId, now }),
+  });
+  const event = rows.event[0];
+  return { event: event ? toEvent(event) : null, endpointIds: rows.endpoints.map((row) => row.id as string) };
 }
 
 const undispatched = statement<{ before: number; limit: number }>(

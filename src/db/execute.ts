@@ -47,10 +47,25 @@ async function withRetries<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Runs statements as one D1 batch (one round trip, one transaction); the rows of each, in order. */
-export async function runBatch(session: Session, statements: D1PreparedStatement[]): Promise<RawRow[][]> {
-  const results = await withRetries(() => session.batch<RawRow>(statements));
-  return results.map((result) => result.results);
+/** Statements sent as one batch, by name. */
+export type Batch = Record<string, D1PreparedStatement>;
+
+/** Each statement's rows, under the name it was sent with. */
+export type BatchRows<B extends Batch> = { [Name in keyof B]: RawRow[] };
+
+/**
+ * Runs statements as one D1 batch (one round trip, one transaction), in the order they were named,
+ * and hands back each one's rows under its name: adding a statement never shifts what another
+ * line reads. The only place where a batch's positions meet its names.
+ */
+export async function runBatch<B extends Batch>(session: Session, batch: B): Promise<BatchRows<B>> {
+  const names = Object.keys(batch);
+  const results = await withRetries(() => session.batch<RawRow>(names.map((name) => batch[name] as D1PreparedStatement)));
+  const rows: Record<string, RawRow[]> = {};
+  names.forEach((name, index) => {
+    rows[name] = results[index]?.results ?? [];
+  });
+  return rows as BatchRows<B>;
 }
 
 /** Runs one statement (one round trip); its rows. */

@@ -4,21 +4,11 @@
 // they record (scenarios/workflows.ts): like the event, a revision is copied from the row that
 // change wrote, so running the batch again after it committed adds nothing.
 import { sql } from 'drizzle-orm/sql/sql';
-import { accountOfKey, type KeyAccess } from './api-keys.ts';
+import { accountOfKey, type KeyAccess, type KeyCheck } from './api-keys.ts';
 import { events, scenarioRevisions as revisions, scenarios } from './schema.ts';
 import { statement, type RawRow } from './statement.ts';
 
 const p = sql.placeholder;
-type Key = { keyHash: string; now: number; address: string };
-
-/** SCENARIO_REVISIONS_KEPT when unset. */
-export const DEFAULT_REVISIONS_KEPT = 100;
-
-/** SCENARIO_REVISIONS_KEPT: a positive integer, else the default (the current version is always kept). */
-export function parseRevisionsKept(setting: string | undefined): number {
-  const kept = Number(setting);
-  return setting !== undefined && setting.trim() !== '' && Number.isInteger(kept) && kept >= 1 ? kept : DEFAULT_REVISIONS_KEPT;
-}
 
 export interface RevisionRow {
   version: number;
@@ -45,7 +35,7 @@ const columns = sql`${revisions.version} as version, ${revisions.stateId} as sta
 // ---- Writes, each in the batch of the change it records ----
 
 /** The version this request's change wrote (the row's change_id names the change), as its revision. */
-export const recordRevision = statement<Key & { token: string; eventId: string }>(
+export const recordRevision = statement<KeyCheck & { token: string; eventId: string }>(
   () => sql`insert into ${revisions} (scenario_id, version, state_id, scenario_data, created_at)
     select ${scenarios.id}, ${scenarios.version}, ${scenarios.stateId}, ${scenarios.scenarioData}, ${scenarios.updatedAt} from ${scenarios}
     where ${scenarios.token} = ${p('token')} and ${scenarios.changeId} = ${p('eventId')}
@@ -53,13 +43,13 @@ export const recordRevision = statement<Key & { token: string; eventId: string }
 );
 
 /** Keeps the newest `kept` revisions of the scenario: a range delete on the primary key. */
-export const pruneRevisions = statement<Key & { token: string; kept: number }>(
+export const pruneRevisions = statement<KeyCheck & { token: string; kept: number }>(
   () => sql`delete from ${revisions} where ${revisions.scenarioId} = ${ownedScenario('write')}
     and ${revisions.version} <= (select ${scenarios.version} from ${scenarios} where ${scenarios.token} = ${p('token')}) - ${p('kept')}`,
 );
 
 /** A delete takes the whole history with it (sent before the scenario's row goes). */
-export const deleteRevisions = statement<Key & { token: string }>(
+export const deleteRevisions = statement<KeyCheck & { token: string }>(
   () => sql`delete from ${revisions} where ${revisions.scenarioId} = ${ownedScenario('write')}`,
 );
 
@@ -68,7 +58,7 @@ export const deleteRevisions = statement<Key & { token: string }>(
  * live read_write key, once per event (like a save), and with `versions` (a JSON array from
  * If-Match; null for none) only while the scenario is at one of them.
  */
-export const restoreRevision = statement<Key & { token: string; version: number; eventId: string; versions: string | null }>(
+export const restoreRevision = statement<KeyCheck & { token: string; version: number; eventId: string; versions: string | null }>(
   () => sql`update ${scenarios}
     set (scenario_data, state_id) = (select ${revisions.scenarioData}, ${revisions.stateId} from ${revisions}
         where ${revisions.scenarioId} = ${scenarios.id} and ${revisions.version} = ${p('version')}),
@@ -82,27 +72,27 @@ export const restoreRevision = statement<Key & { token: string; version: number;
 // ---- Reads ----
 
 /** The caller's scenario's current version (no row: no such scenario of the caller's). */
-export const currentVersion = statement<Key & { token: string }>(
+export const currentVersion = statement<KeyCheck & { token: string }>(
   () => sql`select ${scenarios.version} as version from ${scenarios}
     where ${scenarios.token} = ${p('token')} and ${scenarios.accountId} = ${accountOfKey('read')}`,
 );
 
 /** One revision; `version` null means the scenario's current one. */
-export const revisionAt = statement<Key & { token: string; version: number | null }>(
+export const revisionAt = statement<KeyCheck & { token: string; version: number | null }>(
   () => sql`select ${columns} from ${revisions} where ${revisions.scenarioId} = ${ownedScenario('read')}
     and ${revisions.version} = coalesce(${p('version')}, (select ${scenarios.version} from ${scenarios} where ${scenarios.token} = ${p('token')}))`,
 );
 
 // Pages, newest first, by version on the primary key: each costs the same however long the history.
-export const firstRevisionPage = statement<Key & { token: string; limit: number }>(
+export const firstRevisionPage = statement<KeyCheck & { token: string; limit: number }>(
   () => sql`select ${columns} from ${revisions} where ${revisions.scenarioId} = ${ownedScenario('read')}
     order by ${revisions.version} desc limit ${p('limit')}`,
 );
-export const revisionPageAfter = statement<Key & { token: string; limit: number; cursor: number }>(
+export const revisionPageAfter = statement<KeyCheck & { token: string; limit: number; cursor: number }>(
   () => sql`select ${columns} from ${revisions} where ${revisions.scenarioId} = ${ownedScenario('read')}
     and ${revisions.version} < ${p('cursor')} order by ${revisions.version} desc limit ${p('limit')}`,
 );
-export const revisionPageBefore = statement<Key & { token: string; limit: number; cursor: number }>(
+export const revisionPageBefore = statement<KeyCheck & { token: string; limit: number; cursor: number }>(
   () => sql`select ${columns} from ${revisions} where ${revisions.scenarioId} = ${ownedScenario('read')}
     and ${revisions.version} > ${p('cursor')} order by ${revisions.version} asc limit ${p('limit')}`,
 );

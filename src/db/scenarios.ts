@@ -8,14 +8,13 @@
 // after it committed (a retry after D1 lost the reply) changes nothing, and the event read back
 // (`eventById`) tells the retry what its first try did, whatever happened in between.
 import { sql, type SQL } from 'drizzle-orm/sql/sql';
-import { accountOfKey, liveKey, type KeyAccess } from './api-keys.ts';
+import { accountOfKey, liveKey, type KeyAccess, type KeyCheck } from './api-keys.ts';
 import { pruneThrottles } from './auth-throttles.ts';
 import { runBatch, runOne } from './execute.ts';
 import { apiKeys, events, idempotencyRecords, scenarios, type EventType, type IdempotencyRecord, type Scenario } from './schema.ts';
 import { statement, type RawRow, type Session } from './statement.ts';
 
 const p = sql.placeholder;
-type Key = { keyHash: string; now: number; address: string };
 
 export function toScenario(row: RawRow): Scenario {
   return {
@@ -47,20 +46,20 @@ const ownedBy = (access: KeyAccess): SQL => sql`${scenarios.accountId} = ${accou
 
 // Keyset pagination, newest first, on the (account_id, id) index: each page costs the same however
 // many scenarios the account holds, and creates or deletes elsewhere never shift it.
-export const firstPage = statement<Key & { limit: number }>(
+export const firstPage = statement<KeyCheck & { limit: number }>(
   () => sql`select * from ${scenarios} where ${ownedBy('read')} order by ${scenarios.id} desc limit ${p('limit')}`,
 );
-export const pageAfter = statement<Key & { limit: number; cursor: number }>(
+export const pageAfter = statement<KeyCheck & { limit: number; cursor: number }>(
   () => sql`select * from ${scenarios} where ${ownedBy('read')} and ${scenarios.id} < ${p('cursor')}
     order by ${scenarios.id} desc limit ${p('limit')}`,
 );
-export const pageBefore = statement<Key & { limit: number; cursor: number }>(
+export const pageBefore = statement<KeyCheck & { limit: number; cursor: number }>(
   () => sql`select * from ${scenarios} where ${ownedBy('read')} and ${scenarios.id} > ${p('cursor')}
     order by ${scenarios.id} asc limit ${p('limit')}`,
 );
 
 /** The caller's scenario with that token (no row for another account's token). */
-export const scenarioByToken = statement<Key & { token: string }>(
+export const scenarioByToken = statement<KeyCheck & { token: string }>(
   () => sql`select * from ${scenarios} where ${scenarios.token} = ${p('token')} and ${ownedBy('read')}`,
 );
 
@@ -75,7 +74,7 @@ const eventRecorded = sql`exists (select 1 from ${events} where ${events.id} = $
 function recordEvent(type: EventType) {
   const version = type === 'scenario.deleted' ? sql`null` : sql`${scenarios.version}`;
   const which = type === 'scenario.deleted' ? sql`${ownedBy('write')} and not ${eventRecorded}` : sql`${scenarios.changeId} = ${p('eventId')}`;
-  return statement<Key & { token: string; eventId: string }>(
+  return statement<KeyCheck & { token: string; eventId: string }>(
     () => sql`insert into ${events} (id, account_id, type, token, version, created_at)
       select ${p('eventId')}, ${scenarios.accountId}, ${type}, ${scenarios.token}, ${version}, ${p('now')} from ${scenarios}
       where ${scenarios.token} = ${p('token')} and ${which}
@@ -88,19 +87,19 @@ export const recordSaved = recordEvent('scenario.saved');
 export const recordDeleted = recordEvent('scenario.deleted');
 
 /** The event of this request's change, if it happened (now, or on an earlier try). */
-export const eventById = statement<Key & { eventId: string }>(
+export const eventById = statement<KeyCheck & { eventId: string }>(
   () => sql`select ${events.type} as type, ${events.token} as token, ${events.version} as version from ${events}
     where ${events.id} = ${p('eventId')} and ${events.accountId} = ${accountOfKey('read')}`,
 );
 
-export interface NewScenarioValues extends Key {
+export interface NewScenarioValues extends KeyCheck {
   token: string;
   stateId: number;
   scenarioData: string;
   eventId: string;
 }
 
-/** A create without Idempotency-Key: inserted for a live read_write key, if the token is free. */
+/** A create without Idempotency-KeyCheck: inserted for a live read_write key, if the token is free. */
 export const insertScenario = statement<NewScenarioValues>(
   () => sql`insert into ${scenarios} (token, account_id, state_id, scenario_data, version, change_id, created_at, updated_at)
     select ${p('token')}, ${apiKeys.accountId}, ${p('stateId')}, ${p('scenarioData')}, 1, ${p('eventId')}, ${p('now')}, ${p('now')}
@@ -142,12 +141,12 @@ export const insertClaimedScenario = statement<IdempotentCreateValues>(
 );
 
 /** The record that holds the key after the claim: this request's, or the earlier create's. */
-export const idempotencyRecordByKey = statement<Key & { idempotencyKey: string }>(
+export const idempotencyRecordByKey = statement<KeyCheck & { idempotencyKey: string }>(
   () => sql`select * from ${idempotencyRecords}
     where ${idempotencyRecords.accountId} = ${accountOfKey('read')} and ${idempotencyRecords.key} = ${p('idempotencyKey')}`,
 );
 
-export interface SaveValues extends Key {
+export interface SaveValues extends KeyCheck {
   token: string;
   stateId: number;
   scenarioData: string;
@@ -172,7 +171,7 @@ export const saveScenarioIfVersion = statement<SaveValues & { versions: string }
     and ${scenarios.version} in (select value from json_each(${p('versions')}))`,
 );
 
-export interface DeleteValues extends Key {
+export interface DeleteValues extends KeyCheck {
   token: string;
   eventId: string;
 }
@@ -206,9 +205,9 @@ const pruneEvents = statement<{ before: number }>(() => sql`delete from ${events
  * failed-authentication refusals that lapsed before `throttlesBefore`.
  */
 export async function prune(session: Session, cutoffs: { repliesBefore: number; eventsBefore: number; throttlesBefore: number }): Promise<void> {
-  await runBatch(session, [
-    pruneReplies(session, { before: cutoffs.repliesBefore }),
-    pruneEvents(session, { before: cutoffs.eventsBefore }),
-    pruneThrottles(session, { before: cutoffs.throttlesBefore }),
-  ]);
+  await runBatch(session, {
+    replies: pruneReplies(session, { before: cutoffs.repliesBefore }),
+    events: pruneEvents(session, { before: cutoffs.eventsBefore }),
+    throttles: pruneThrottles(session, { before: cutoffs.throttlesBefore }),
+  });
 }

@@ -3,14 +3,13 @@
 // reaches another account's endpoints and none runs for a refused key. The consumer's statements
 // (no key) are named by the queue message: the event and the endpoint it goes to.
 import { sql, type SQL } from 'drizzle-orm/sql/sql';
-import { accountOfKey, liveKey } from './api-keys.ts';
+import { accountOfKey, liveKey, type KeyCheck } from './api-keys.ts';
 import { eventById, toEvent } from './events.ts';
 import { runBatch, runOne } from './execute.ts';
 import { apiKeys, webhookDeliveries, webhookEndpoints, type Event, type EventType, type WebhookDelivery, type WebhookEndpoint } from './schema.ts';
 import { statement, type RawRow, type Session } from './statement.ts';
 
 const p = sql.placeholder;
-type Key = { keyHash: string; now: number; address: string };
 
 export function toWebhookEndpoint(row: RawRow): WebhookEndpoint {
   return {
@@ -44,7 +43,7 @@ export function eventTypesOf(endpoint: WebhookEndpoint): EventType[] {
 
 const ownedBy = sql`${webhookEndpoints.accountId} = ${accountOfKey('write')}`;
 
-export interface NewEndpointValues extends Key {
+export interface NewEndpointValues extends KeyCheck {
   endpointId: string;
   url: string;
   /** JSON array. */
@@ -66,16 +65,16 @@ export const insertEndpoint = statement<NewEndpointValues>(
       and (select count(*) from ${webhookEndpoints} where ${webhookEndpoints.accountId} = ${apiKeys.accountId}) < ${p('max')}`,
 );
 
-export const endpointOfCaller = statement<Key & { endpointId: string }>(
+export const endpointOfCaller = statement<KeyCheck & { endpointId: string }>(
   () => sql`select * from ${webhookEndpoints} where ${webhookEndpoints.id} = ${p('endpointId')} and ${ownedBy}`,
 );
 
-export const endpointsOfCaller = statement<Key>(
+export const endpointsOfCaller = statement<KeyCheck>(
   () => sql`select * from ${webhookEndpoints} where ${ownedBy} order by ${webhookEndpoints.seq} desc`,
 );
 
 /** Its attempts go with it (foreign key, on delete cascade); queued messages find no endpoint. */
-export const deleteEndpointOfCaller = statement<Key & { endpointId: string }>(
+export const deleteEndpointOfCaller = statement<KeyCheck & { endpointId: string }>(
   () => sql`delete from ${webhookEndpoints} where ${webhookEndpoints.id} = ${p('endpointId')} and ${ownedBy}`,
 );
 
@@ -83,7 +82,7 @@ export type PageFrom = 'first' | 'after' | 'before';
 
 // Keyset pagination on (endpoint_id, id), newest first; only for an endpoint of the caller.
 function deliveriesPage(from: PageFrom) {
-  return statement<Key & { endpointId: string; limit: number; cursor?: number }>(() => {
+  return statement<KeyCheck & { endpointId: string; limit: number; cursor?: number }>(() => {
     const conditions: SQL[] = [
       sql`${webhookDeliveries.endpointId} = ${p('endpointId')}`,
       sql`exists (select 1 from ${webhookEndpoints} where ${webhookEndpoints.id} = ${p('endpointId')} and ${ownedBy})`,
@@ -119,16 +118,14 @@ export async function findDeliveryTarget(
   endpointId: string,
   eventId: string,
 ): Promise<{ event: Event | null; endpoint: WebhookEndpoint | null; delivered: boolean }> {
-  const [event, endpoint, delivered] = await runBatch(session, [
-    eventById(session, { eventId }),
-    endpointById(session, { endpointId }),
-    deliveredAlready(session, { endpointId, eventId }),
-  ]);
-  return {
-    event: event?.[0] ? toEvent(event[0]) : null,
-    endpoint: endpoint?.[0] ? toWebhookEndpoint(endpoint[0]) : null,
-    delivered: (delivered?.length ?? 0) > 0,
-  };
+  const rows = await runBatch(session, {
+    event: eventById(session, { eventId }),
+    endpoint: endpointById(session, { endpointId }),
+    delivered: deliveredAlready(session, { endpointId, eventId }),
+  });
+  const [event] = rows.event;
+  const [endpoint] = rows.endpoint;
+  return { event: event ? toEvent(event) : null, endpoint: endpoint ? toWebhookEndpoint(endpoint) : null, delivered: rows.delivered.length > 0 };
 }
 
 const insertAttempt = statement<{ endpointId: string; eventId: string; status: number | null; error: string | null; now: number }>(

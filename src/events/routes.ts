@@ -1,6 +1,6 @@
 // GET /events: the caller's event log, newest first, with the list pagination and a type filter.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
-import { requireApiKey } from '../auth/bearer.ts';
+import { apiKey } from '../auth/bearer.ts';
 import { EVENT_TYPES } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
@@ -30,7 +30,7 @@ export const eventRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
       'endding_before the previous one. A cursor that is not one of your kept events is 400 invalid_query. Events are thin: ' +
       'the token and version, never scenario data.',
     tags: ['Events'],
-    middleware: [requireApiKey] as const,
+    middleware: [apiKey('read')] as const,
     request: { query: EventsQuery },
     responses: {
       200: { description: 'A page of events', headers: successHeaders('api-key'), content: jsonContent(EventListSchema, { data: [EXAMPLE_EVENT], has_more: false }) },
@@ -39,8 +39,7 @@ export const eventRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
   }),
   async (c) => {
     const query = c.req.valid('query');
-    const page = await listEvents(c.get('db'), c.get('key'), pageRequest(query, String), query.type);
-    c.set('caller', page.caller);
+    const page = await listEvents(c.get('keyed'), pageRequest(query, String), query.type);
     return c.json({ data: page.rows.map(toEventForm), has_more: page.hasMore }, 200);
   },
 );

@@ -1,4 +1,8 @@
-// Conditional requests on a scenario's stored version (not its bytes: chart URLs change).
+// Conditional requests on a scenario's stored version (not its bytes: chart URLs change): the
+// headers' documentation, and their reading. Shared by the scenario and revision routes.
+import { z } from '@hono/zod-openapi';
+import { ApiError } from './problem.ts';
+
 export function etagFor(version: number): string {
   return `"v${version}"`;
 }
@@ -22,11 +26,30 @@ export function parseIfMatch(header: string): { any: true } | { any: false; vers
   if (list.includes('*')) return { any: true };
   const versions: number[] = [];
   for (const t of list) {
+    // An unquoted tag (If-Match: v2) is malformed, not a tag that names another version: 400, not 412.
+    if (!ENTITY_TAG.test(t)) {
+      throw new ApiError('invalid_header', 'If-Match must be * or a list of quoted ETags, as replies send them (e.g. "v3")', {
+        errors: [{ path: 'if-match', message: `${JSON.stringify(t.slice(0, 40))} is not a quoted ETag such as "v3"` }],
+      });
+    }
     const m = /^"v([1-9][0-9]{0,15})"$/.exec(t);
     if (m) versions.push(Number(m[1]));
   }
   return { any: false, versions };
 }
+
+/** An entity tag (RFC 9110 §8.8.3): optionally W/, then a quoted string of etagc characters. */
+const ENTITY_TAG = /^(W\/)?"[\x21\x23-\x7e\x80-\uffff]*"$/;
+
+/**
+ * An If-Match / If-None-Match header as documented (entity-tag lists, RFC 9110). The bounds are
+ * stated for clients; If-Match's syntax is enforced by parseIfMatch (400 invalid_header).
+ */
+export const conditionalHeader = (description: string) =>
+  z
+    .string()
+    .optional()
+    .openapi({ description, maxLength: 1024, pattern: '^(\\*|(W/)?"[^"]*"( *, *(W/)?"[^"]*")*)$' });
 
 /**
  * The versions a write's If-Match header allows: undefined when any version will do (no header,

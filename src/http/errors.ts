@@ -1,12 +1,11 @@
-// The app's one error handler and its not-found handler: everything leaves as problem+json.
+// The app's one error handler and its not-found handler: everything leaves as problem+json. They
+// only render: nothing here asks D1 (a refused key was already made a problem on the keyed path).
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { keyRefusal } from '../auth/bearer.ts';
-import { KeyRefusedError, verifyKey } from '../auth/key-check.ts';
 import { DatabaseUnavailableError } from '../db/execute.ts';
 import type { AppEnv } from '../env.ts';
 import { log, loggablePath } from './log.ts';
-import { ApiError, problemResponse, type ProblemCode } from './problem.ts';
+import { ApiError, problemResponse } from './problem.ts';
 import { routeMiss, RouteMissError, type RouteTable } from './routing.ts';
 
 /** Hono's own exceptions come from body parsing (malformed JSON, content type); name them ours. */
@@ -21,36 +20,22 @@ function fromHttpException(error: HTTPException): ApiError {
 // A retry after D1's transient faults is usually enough within a second.
 const RETRY_AFTER_SECONDS = '1';
 
-// Problems with what was sent. On a route behind an API key, a refused key is named first (as when
-// keys were checked before anything else): the key is checked then, on this error path only.
-const INPUT_PROBLEMS = new Set<ProblemCode>(['invalid_json', 'invalid_query', 'invalid_header', 'validation_failed', 'not_found']);
-
 /**
  * The app's error handler and not-found handler. `routes` gives the app's route table (built on
  * its first use), which tells a 405 from a 404.
  */
 export function errorHandlers(routes: () => RouteTable): { onError: ErrorHandler<AppEnv>; notFound: NotFoundHandler<AppEnv> } {
-  async function toApiError(error: Error, c: Context<AppEnv>): Promise<ApiError> {
-    if (error instanceof HTTPException) return toApiError(fromHttpException(error), c);
-    if (error instanceof RouteMissError) return toApiError(routeMiss(routes(), c), c);
+  function toApiError(error: Error, c: Context<AppEnv>): ApiError {
+    if (error instanceof HTTPException) return fromHttpException(error);
+    if (error instanceof RouteMissError) return routeMiss(routes(), c);
     if (error instanceof ApiError) {
       // An internal_error we raise ourselves names a fault of the deployment (a missing secret): the
       // operator must hear of it. Its detail is our own text, so it is safe to log.
       if (error.code === 'internal_error') {
         log('error', 'server error', { request_id: c.get('requestId'), method: c.req.method, path: loggablePath(c.req.path), detail: error.message });
       }
-      if (error.caller) {
-        c.set('caller', error.caller);
-      } else if (INPUT_PROBLEMS.has(error.code) && c.get('key') && !c.get('caller')) {
-        try {
-          c.set('caller', await verifyKey(c.get('db'), c.get('key'), c.req.method === 'GET' || c.req.method === 'HEAD' ? 'read' : 'write'));
-        } catch (refusal) {
-          return toApiError(refusal as Error, c);
-        }
-      }
       return error;
     }
-    if (error instanceof KeyRefusedError) return keyRefusal(c, error.reason);
     if (error instanceof DatabaseUnavailableError) {
       return new ApiError(
         'unavailable',
@@ -62,7 +47,7 @@ export function errorHandlers(routes: () => RouteTable): { onError: ErrorHandler
     return new ApiError('internal_error', 'Something went wrong on our side; quote the request id if you report it');
   }
   return {
-    onError: async (error, c) => problemResponse(c, await toApiError(error, c)),
+    onError: (error, c) => problemResponse(c, toApiError(error, c)),
     notFound: (c) => problemResponse(c, routeMiss(routes(), c)),
   };
 }

@@ -11,7 +11,9 @@ export const LimitQuery = z
   .regex(LIMIT, 'must be an integer from 1 to 100')
   .refine((v) => !LIMIT.test(v) || (Number(v) >= 1 && Number(v) <= 100), 'must be an integer from 1 to 100')
   .optional()
-  .openapi({ description: 'Page length, 1–100 (default 10)', maxLength: 3, example: '10' });
+  // Documented as what it means, an integer (a query string carries its digits), so typed clients
+  // take `limit: 10`; the pattern above is what reads it.
+  .openapi({ type: 'integer', description: 'Page length, 1–100 (default 10)', minimum: 1, maximum: 100, default: 10, example: 10 });
 
 const INTEGER_CURSOR = /^[1-9][0-9]{0,15}$/;
 

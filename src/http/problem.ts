@@ -1,7 +1,6 @@
 // Errors as RFC 9457 problem details. Handlers throw `ApiError`; the app's one error handler
 // renders it (and anything unexpected, as a generic 500) through `problemResponse`.
 import type { Context } from 'hono';
-import type { Caller } from '../auth/key-check.ts';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
 export const PROBLEM_STATUS = {
@@ -65,20 +64,17 @@ export class ApiError extends Error {
   readonly code: ProblemCode;
   readonly errors: FieldError[] | undefined;
   readonly headers: Record<string, string>;
-  /** Whose key was accepted before the request failed (for the log line and the key's last use). */
-  readonly caller: Caller | undefined;
 
   constructor(
     code: ProblemCode,
     detail: string,
-    options: { errors?: FieldError[]; headers?: Record<string, string>; caller?: Caller } = {},
+    options: { errors?: FieldError[]; headers?: Record<string, string> } = {},
   ) {
     super(detail);
     this.name = 'ApiError';
     this.code = code;
     this.errors = options.errors;
     this.headers = options.headers ?? {};
-    this.caller = options.caller;
   }
 
   get status(): ContentfulStatusCode {

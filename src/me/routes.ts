@@ -1,12 +1,11 @@
 // GET /me — who the API key belongs to; the quickest check that a key works.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { ACCOUNT_NAME_MAX, EMAIL_MAX } from '../admin/schema.ts';
-import { requireApiKey } from '../auth/bearer.ts';
+import { apiKey } from '../auth/bearer.ts';
 import type { AppEnv } from '../env.ts';
 import { jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
 import { noQueryParameters } from '../http/query.ts';
 import { validationHook } from '../http/validation.ts';
-import { verifyKey } from '../auth/key-check.ts';
 
 const AccountSchema = z
   .strictObject({
@@ -23,7 +22,7 @@ export const meRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     summary: 'The account of the API key',
     description: 'The name and e-mail address of the account the API key belongs to: the quickest check that a key works.',
     tags: ['Account'],
-    middleware: [requireApiKey, noQueryParameters] as const,
+    middleware: [apiKey('read'), noQueryParameters] as const,
     responses: {
       200: {
         description: 'The account',
@@ -34,8 +33,7 @@ export const meRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     },
   }),
   async (c) => {
-    const caller = await verifyKey(c.get('db'), c.get('key'), 'read');
-    c.set('caller', caller);
+    const { caller } = await c.get('keyed').run({});
     return c.json({ name: caller.accountName, email: caller.accountEmail }, 200);
   },
 );

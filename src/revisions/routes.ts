@@ -1,18 +1,17 @@
 // A scenario's history: list its revisions, view one, restore one, diff two. Mounted under
 // /scenarios beside the scenario routes; each route is defined (createRoute) right above its handler.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
-import { requireApiKey } from '../auth/bearer.ts';
-import { assertCanSignCharts } from '../chart/signing.ts';
-import { parseRevisionsKept } from '../db/revisions.ts';
-import type { AppEnv } from '../env.ts';
-import { etagFor, ifMatchVersions } from '../http/conditional.ts';
+import { apiKey } from '../auth/bearer.ts';
+import { assertCanSignCharts, chartUrl } from '../chart/signing.ts';
+import { readConfig, type AppEnv } from '../env.ts';
+import { conditionalHeader, etagFor, ifMatchVersions } from '../http/conditional.ts';
 import { jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
 import { pageQuery, toPageRequest } from '../http/pagination.ts';
 import { routeChecks } from '../http/checks.ts';
 import { noQueryParameters, refuseQueryParameters } from '../http/query.ts';
 import { validationHook } from '../http/validation.ts';
 import { ScenarioDetailResponseSchema, toDetailResponse } from '../scenarios/forms.ts';
-import { chartUrl, conditionalHeader, ScenarioToken } from '../scenarios/routes.ts';
+import { ScenarioToken, TokenParams } from '../scenarios/params.ts';
 import { newEventId } from '../scenarios/workflows.ts';
 import { EXAMPLE_DIFF, EXAMPLE_REVISION, EXAMPLE_REVISION_LIST, exampleRestored } from './examples.ts';
 import { DiffResponseSchema, RevisionListSchema, RevisionResponseSchema, toRevisionForm } from './forms.ts';
@@ -32,7 +31,6 @@ const RevisionVersion = base.openAPIRegistry.registerParameter(
     .regex(VERSION)
     .openapi({ param: { name: 'version', in: 'path', description: 'A version number (the N of an ETag "vN")' }, maxLength: 16, example: '1' }),
 );
-const TokenParams = z.object({ token: ScenarioToken });
 const RevisionParams = z.object({ token: ScenarioToken, version: RevisionVersion });
 const versionQuery = (description: string) => z.string().regex(VERSION, 'must be a positive integer (a version number)').openapi({ description, maxLength: 16 });
 const DiffQuery = z.strictObject({
@@ -51,7 +49,7 @@ export const revisionRoutes = base
         'Every version a create, save or restore stored, newest first (the newest SCENARIO_REVISIONS_KEPT, default 100, are kept), ' +
         'keyset-paginated by version like the scenario list. Read keys may list.',
       tags: ['Revisions'],
-      middleware: [requireApiKey] as const,
+      middleware: [apiKey('read')] as const,
       request: { params: TokenParams, query: pageQuery('version', 'a version number', '3') },
       responses: {
         200: { description: 'A page of revisions', headers: successHeaders('api-key'), content: jsonContent(RevisionListSchema, EXAMPLE_REVISION_LIST) },
@@ -60,8 +58,7 @@ export const revisionRoutes = base
     }),
     async (c) => {
       const { token } = c.req.valid('param');
-      const page = await listRevisions(c.get('db'), c.get('key'), token, toPageRequest(c.req.valid('query')));
-      c.set('caller', page.caller);
+      const page = await listRevisions(c.get('keyed'), token, toPageRequest(c.req.valid('query')));
       return c.json({ data: page.rows.map((row) => toRevisionForm(row, token)), has_more: page.hasMore }, 200);
     },
   )
@@ -73,7 +70,7 @@ export const revisionRoutes = base
       summary: 'View a revision',
       description: 'One version of the scenario as that change stored it; a version never made, or pruned, is 404.',
       tags: ['Revisions'],
-      middleware: [requireApiKey, noQueryParameters] as const,
+      middleware: [apiKey('read'), noQueryParameters] as const,
       request: { params: RevisionParams },
       responses: {
         200: { description: 'The revision', headers: successHeaders('api-key'), content: jsonContent(RevisionResponseSchema, EXAMPLE_REVISION) },
@@ -82,8 +79,7 @@ export const revisionRoutes = base
     }),
     async (c) => {
       const { token, version } = c.req.valid('param');
-      const { caller, revision } = await viewRevision(c.get('db'), c.get('key'), token, Number(version));
-      c.set('caller', caller);
+      const revision = await viewRevision(c.get('keyed'), token, Number(version));
       return c.json({ data: { status: 'success' as const, message: 'Revision found' as const, revision: toRevisionForm(revision, token) } }, 200);
     },
   )
@@ -97,7 +93,7 @@ export const revisionRoutes = base
         "Saves that revision's data as the scenario's next version (it takes no body; one sent is ignored), recorded like a save. " +
         'With If-Match, only if the scenario is still that version (else 412, with the current ETag). Needs a read_write key.',
       tags: ['Revisions'],
-      middleware: [requireApiKey, restoreChecks] as const,
+      middleware: [apiKey('write'), restoreChecks] as const,
       request: {
         params: RevisionParams,
         headers: z.object({ 'if-match': conditionalHeader('The ETag the restore is based on (e.g. "v3"), or * for "if it exists"') }),
@@ -108,23 +104,14 @@ export const revisionRoutes = base
           headers: successHeaders('api-key', 'ETag'),
           content: jsonContent(ScenarioDetailResponseSchema, exampleRestored()),
         },
-        ...problemResponses('api-key', 'forbidden', 'not_found', 'precondition_failed'),
+        ...problemResponses('api-key', 'forbidden', 'not_found', 'invalid_header', 'precondition_failed'),
       },
     }),
     async (c) => {
       const { token, version } = c.req.valid('param');
-      const key = c.get('key');
       const eventId = newEventId();
-      const restored = await restoreRevision(
-        c.get('db'),
-        key,
-        token,
-        Number(version),
-        eventId,
-        ifMatchVersions(c.req.valid('header')['if-match']),
-        parseRevisionsKept(c.env.SCENARIO_REVISIONS_KEPT),
-      );
-      c.set('caller', restored.caller);
+      const versions = ifMatchVersions(c.req.valid('header')['if-match']);
+      const restored = await restoreRevision(c.get('keyed'), token, Number(version), eventId, versions, readConfig(c.env).revisionsKept);
       queueEvent(c, eventId);
       const body = toDetailResponse(restored.scenario, restored.scenario.scenarioData, await chartUrl(c, token), 'Scenario restored');
       return c.json(body, 200, { ETag: etagFor(restored.scenario.version) });
@@ -140,7 +127,7 @@ export const revisionRoutes = base
         "An RFC 6902 JSON Patch that turns version `from`'s scenario_data into version `to`'s (default: the current version); " +
         'paths are RFC 6901 pointers. Either version unknown or pruned is 404.',
       tags: ['Revisions'],
-      middleware: [requireApiKey] as const,
+      middleware: [apiKey('read')] as const,
       request: { params: TokenParams, query: DiffQuery },
       responses: {
         200: { description: 'The patch', headers: successHeaders('api-key'), content: jsonContent(DiffResponseSchema, EXAMPLE_DIFF) },
@@ -150,8 +137,7 @@ export const revisionRoutes = base
     async (c) => {
       const { token } = c.req.valid('param');
       const query = c.req.valid('query');
-      const diff = await diffRevisions(c.get('db'), c.get('key'), token, Number(query.from), query.to === undefined ? undefined : Number(query.to));
-      c.set('caller', diff.caller);
+      const diff = await diffRevisions(c.get('keyed'), token, Number(query.from), query.to === undefined ? undefined : Number(query.to));
       return c.json({ data: { from: diff.from, to: diff.to, patch: diff.patch } }, 200);
     },
   );

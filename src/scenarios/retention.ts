@@ -1,12 +1,6 @@
-// Retention: SCENARIO_RETENTION_DAYS after the last save a scenario is expired (still readable;
-// saving renews it). Unset or empty means scenarios never expire.
+// Retention: SCENARIO_RETENTION_DAYS (env.ts readConfig) after the last save a scenario is expired
+// (still readable; saving renews it). Unset or empty means scenarios never expire.
 const DAY_MS = 86_400_000;
-
-export function parseRetentionDays(setting: string | undefined): number | null {
-  if (setting === undefined || setting.trim() === '') return null;
-  const days = Number(setting);
-  return Number.isFinite(days) && days > 0 ? days : null;
-}
 
 /** When the scenario expired (ms), or `null` while it is live. */
 export function expiredAt(updatedAt: number, retentionDays: number | null, now: number): number | null {

@@ -2,14 +2,13 @@
 // right above its handler; the same zod schemas validate the request and document it.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { requireApiKey } from '../auth/bearer.ts';
+import { apiKey } from '../auth/bearer.ts';
 import { sha256Hex } from '../auth/api-key.ts';
-import { assertCanSignCharts, signChartUrl } from '../chart/signing.ts';
-import { parseRevisionsKept } from '../db/revisions.ts';
-import type { AppEnv } from '../env.ts';
+import { assertCanSignCharts, chartUrl } from '../chart/signing.ts';
+import { readConfig, type AppEnv } from '../env.ts';
 import { decodeStrictUtf8Json } from '../http/body.ts';
 import { routeChecks } from '../http/checks.ts';
-import { etagFor, ifMatchVersions, noneMatchHits } from '../http/conditional.ts';
+import { conditionalHeader, etagFor, ifMatchVersions, noneMatchHits } from '../http/conditional.ts';
 import { jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
 import { pageQuery, toPageRequest } from '../http/pagination.ts';
 import { ApiError } from '../http/problem.ts';
@@ -23,8 +22,10 @@ import {
   toDetailResponse,
   toListItem,
 } from './forms.ts';
-import { expiredAt, parseRetentionDays } from './retention.ts';
-import { CreateScenarioBodySchema, SaveScenarioBodySchema, TOKEN_PATTERN, type ScenarioDataInput } from './schema.ts';
+import { requestOrigin } from '../http/request.ts';
+import { ScenarioToken, TokenParams } from './params.ts';
+import { expiredAt } from './retention.ts';
+import { CreateScenarioBodySchema, SaveScenarioBodySchema, type ScenarioDataInput } from './schema.ts';
 import { queueEvent } from '../webhooks/producer.ts';
 import { createScenario, deleteScenario, listScenarios, newEventId, saveScenario, viewScenario } from './workflows.ts';
 
@@ -36,43 +37,9 @@ const jsonWriteChecks = routeChecks(refuseQueryParameters, decodeStrictUtf8Json,
 
 const routesBase = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
-/** The {token} path parameter: one component, shared by every scenario path (the chart's too). */
-export const ScenarioToken = routesBase.openAPIRegistry.registerParameter(
-  'ScenarioToken',
-  z
-    .string()
-    .regex(TOKEN_PATTERN)
-    .openapi({
-      param: { name: 'token', in: 'path', description: 'The scenario token: 15 digits, no leading zero' },
-      maxLength: 15,
-      example: '482913075561204',
-    }),
-);
-const TokenParams = z.object({ token: ScenarioToken });
+// The {token} path parameter, one component for every scenario path (revisions and the chart too).
+routesBase.openAPIRegistry.registerParameter('ScenarioToken', ScenarioToken);
 const ListQuery = pageQuery('id', 'a list item id', '1042');
-
-// Entity-tag lists (RFC 9110). The bounds are stated for clients, not enforced: a value outside
-// them can match no ETag, which is already what it gets (412 for If-Match, a full reply otherwise).
-export const conditionalHeader = (description: string) =>
-  z
-    .string()
-    .optional()
-    .openapi({ description, maxLength: 1024, pattern: '^(\\*|(W/)?"[^"]*"( *, *(W/)?"[^"]*")*)$' });
-
-/**
- * The request's origin, without parsing its URL again: Request.url is always the URL parser's
- * serialisation, without credentials (Request refuses them), so the origin is all before the
- * path's first slash.
- */
-function origin(c: Context): string {
-  const url = c.req.url;
-  return url.slice(0, url.indexOf('/', url.indexOf('//') + 2));
-}
-
-/** chart_img for the caller's scenario, signed for the request's origin (the revision routes' restore too). */
-export function chartUrl(c: Context<AppEnv>, token: string): Promise<string> {
-  return signChartUrl(c.env, origin(c), c.get('caller').accountId, token, c.get('key').now);
-}
 
 function dataOf(body: { scenarioData?: ScenarioDataInput | undefined; scenario_data?: ScenarioDataInput | undefined }): ScenarioDataInput {
   const data = body.scenarioData ?? body.scenario_data;
@@ -92,7 +59,7 @@ const listCreateViewRoutes = routesBase
         "Newest first, keyset-paginated by id: the last item's id as starting_after gives the next page, the first item's id as " +
         'endding_before the previous one (at most one of the two). Unknown query parameters are refused.',
       tags: ['Scenarios'],
-      middleware: [requireApiKey] as const,
+      middleware: [apiKey('read')] as const,
       request: { query: ListQuery },
       responses: {
         200: { description: 'A page of scenarios', headers: successHeaders('api-key'), content: jsonContent(ScenarioListSchema, EXAMPLE_LIST) },
@@ -100,11 +67,10 @@ const listCreateViewRoutes = routesBase
       },
     }),
     async (c) => {
-      const key = c.get('key');
-      const page = await listScenarios(c.get('db'), key, toPageRequest(c.req.valid('query')));
-      c.set('caller', page.caller);
-      const retention = parseRetentionDays(c.env.SCENARIO_RETENTION_DAYS);
-      return c.json({ data: page.rows.map((row) => toListItem(row, expiredAt(row.updatedAt, retention, key.now))), has_more: page.hasMore }, 200);
+      const keyed = c.get('keyed');
+      const page = await listScenarios(keyed, toPageRequest(c.req.valid('query')));
+      const { retentionDays } = readConfig(c.env);
+      return c.json({ data: page.rows.map((row) => toListItem(row, expiredAt(row.updatedAt, retentionDays, keyed.key.now))), has_more: page.hasMore }, 200);
     },
   )
   .openapi(
@@ -118,7 +84,7 @@ const listCreateViewRoutes = routesBase
         'creating twice, for 24 hours per account; the same key with a different body is 422 idempotency_conflict. Racing ' +
         'retries all get the first reply, so the 409 of the Idempotency-Key draft does not occur.',
       tags: ['Scenarios'],
-      middleware: [requireApiKey, jsonWriteChecks] as const,
+      middleware: [apiKey('write'), jsonWriteChecks] as const,
       request: {
         headers: z.object({
           'idempotency-key': z
@@ -144,12 +110,11 @@ const listCreateViewRoutes = routesBase
       const idempotencyKey = c.req.valid('header')['idempotency-key'];
       const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, requestHash: await sha256Hex(JSON.stringify(input)) };
       const eventId = newEventId();
-      const created = await createScenario(c.get('db'), c.get('key'), input, eventId, idempotency);
-      c.set('caller', created.caller);
+      const created = await createScenario(c.get('keyed'), input, eventId, idempotency);
       if (!created.replayed) queueEvent(c, eventId);
       created.body.data.scenario.chart_img = await chartUrl(c, created.token);
       // A replay names the version its first reply named: 1.
-      const headers = { Location: `${origin(c)}/scenarios/${created.token}`, ETag: etagFor(1) };
+      const headers = { Location: `${requestOrigin(c)}/scenarios/${created.token}`, ETag: etagFor(1) };
       return c.json(created.body, 201, created.replayed ? { ...headers, 'Idempotent-Replayed': 'true' } : headers);
     },
   )
@@ -163,7 +128,7 @@ const listCreateViewRoutes = routesBase
         "The caller's scenario with that token, with a freshly signed chart_img; another account's token is 404 like an unknown " +
         'one. The ETag names the stored version: send it as If-None-Match to get 304 while nothing changed.',
       tags: ['Scenarios'],
-      middleware: [requireApiKey, noQueryParameters] as const,
+      middleware: [apiKey('read'), noQueryParameters] as const,
       request: {
         params: TokenParams,
         headers: z.object({ 'if-none-match': conditionalHeader('ETags from earlier replies (e.g. "v3"), or *') }),
@@ -180,8 +145,7 @@ const listCreateViewRoutes = routesBase
     }),
     async (c) => {
       const { token } = c.req.valid('param');
-      const { caller, scenario } = await viewScenario(c.get('db'), c.get('key'), token);
-      c.set('caller', caller);
+      const scenario = await viewScenario(c.get('keyed'), token);
       const etag = etagFor(scenario.version);
       if (noneMatchHits(c.req.valid('header')['if-none-match'], etag)) return c.body(null, 304, { ETag: etag });
       return c.json(toDetailResponse(scenario, scenario.scenarioData, await chartUrl(c, token), 'Scenario found'), 200, { ETag: etag });
@@ -198,7 +162,7 @@ function saveRoute<M extends 'post' | 'put'>(method: M) {
       "Replaces the data of the caller's scenario with that token (another account's token is 404). With If-Match, only if it " +
       'is still that version (else 412, with the current ETag); without it, the last write wins. Saving renews an expired scenario.',
     tags: ['Scenarios'],
-    middleware: [requireApiKey, jsonWriteChecks] as const,
+    middleware: [apiKey('write'), jsonWriteChecks] as const,
     request: {
       headers: z.object({ 'if-match': conditionalHeader('The ETag the change is based on (e.g. "v3"), or * for "if it exists"') }),
       body: { required: true, content: jsonContent(SaveScenarioBodySchema, EXAMPLE_SAVE_BODY) },
@@ -209,7 +173,7 @@ function saveRoute<M extends 'post' | 'put'>(method: M) {
         headers: successHeaders('api-key', 'ETag'),
         content: jsonContent(ScenarioDetailResponseSchema, exampleDetail('Scenario saved')),
       },
-      ...problemResponses('api-key', 'forbidden', 'not_found', 'invalid_json', 'validation_failed', 'precondition_failed', 'payload_too_large'),
+      ...problemResponses('api-key', 'forbidden', 'not_found', 'invalid_json', 'invalid_header', 'validation_failed', 'precondition_failed', 'payload_too_large'),
     },
   });
 }
@@ -218,8 +182,7 @@ const saveHandler = async (c: Context<AppEnv>, body: z.infer<typeof SaveScenario
   const token = String(body.token);
   const versions = ifMatchVersions(ifMatch);
   const eventId = newEventId();
-  const saved = await saveScenario(c.get('db'), c.get('key'), token, dataOf(body), eventId, versions, parseRevisionsKept(c.env.SCENARIO_REVISIONS_KEPT));
-  c.set('caller', saved.caller);
+  const saved = await saveScenario(c.get('keyed'), token, dataOf(body), eventId, versions, readConfig(c.env).revisionsKept);
   queueEvent(c, eventId);
   const url = await chartUrl(c, token);
   return { body: toDetailResponse(saved.scenario, saved.stored, url, 'Scenario saved'), etag: etagFor(saved.scenario.version) };
@@ -233,7 +196,7 @@ function deleteRoute<P extends '/{token}/delete' | '/{token}'>(path: P) {
     summary: path === '/{token}' ? 'Delete a scenario (alias)' : 'Delete a scenario',
     description: 'Removes the scenario and everything attached to it, permanently; a second delete is 404.',
     tags: ['Scenarios'],
-    middleware: [requireApiKey, noQueryParameters] as const,
+    middleware: [apiKey('write'), noQueryParameters] as const,
     request: { params: TokenParams },
     responses: {
       200: {
@@ -268,6 +231,6 @@ export const scenarioRoutes = listCreateViewRoutes
 
 async function removeScenario(c: Context<AppEnv>, token: string): Promise<void> {
   const eventId = newEventId();
-  c.set('caller', await deleteScenario(c.get('db'), c.get('key'), token, eventId));
+  await deleteScenario(c.get('keyed'), token, eventId);
   queueEvent(c, eventId);
 }

@@ -1,17 +1,16 @@
-// What each scenario request does with D1, as one batch (one round trip, one transaction) on the
-// session it is given: the client address's throttle and the key's row (to name a refusal without
-// asking again), the statements the key guards, and a read of the outcome. The routes only
-// validate, call one of these and shape the reply; nothing here knows HTTP.
+// What each scenario request does with D1, as one batch (one round trip, one transaction) sent
+// through the request's keyed path (auth/keyed.ts): the statements the key guards and a read of
+// the outcome, by name. The routes only validate, call one of these and shape the reply; nothing
+// here knows HTTP.
 //
 // Every change records its event in its batch, under an id drawn per request (`newEventId`). D1
 // may fail a call after committing it (the reply is lost): execute.ts then runs the same batch
 // again, whose writes are skipped once the event exists, and the event read back tells the retry
 // what its first try did, so the answer is the one the first try would have given, even if other
 // requests changed the scenario in between.
-import type { Caller } from '../auth/key-check.ts';
-import { withKey } from '../auth/with-key.ts';
-import type { KeyCheck } from '../db/api-keys.ts';
-import { DEFAULT_REVISIONS_KEPT, deleteRevisions, pruneRevisions, recordRevision } from '../db/revisions.ts';
+import type { Keyed } from '../auth/keyed.ts';
+import { DEFAULT_CONFIG } from '../env.ts';
+import { deleteRevisions, pruneRevisions, recordRevision } from '../db/revisions.ts';
 import type { Scenario } from '../db/schema.ts';
 import {
   claimIdempotencyKey,
@@ -33,7 +32,7 @@ import {
   toIdempotencyRecord,
   toScenario,
 } from '../db/scenarios.ts';
-import type { RawRow, Session } from '../db/statement.ts';
+import type { RawRow } from '../db/statement.ts';
 import { etagFor } from '../http/conditional.ts';
 import type { PageRequest } from '../http/pagination.ts';
 import { ApiError } from '../http/problem.ts';
@@ -51,10 +50,10 @@ export function newEventId(): string {
   return `evt_${crypto.randomUUID().replaceAll('-', '')}`;
 }
 
-export const notFound = (caller: Caller) => new ApiError('not_found', 'No scenario with that token', { caller });
+export const notFound = () => new ApiError('not_found', 'No scenario with that token');
 
 /** A page of the caller's scenarios, newest first, and whether more lie in the direction of travel. */
-export async function listScenarios(session: Session, key: KeyCheck, page: PageRequest<number>) {
+export async function listScenarios({ session, key, run }: Keyed, page: PageRequest<number>) {
   const limit = page.limit + 1;
   const query =
     page.endingBefore !== undefined
@@ -62,35 +61,34 @@ export async function listScenarios(session: Session, key: KeyCheck, page: PageR
       : page.startingAfter !== undefined
         ? pageAfter(session, { ...key, limit, cursor: page.startingAfter })
         : firstPage(session, { ...key, limit });
-  const { caller, results } = await withKey(session, key, 'read', [query]);
-  const rows = (results[0] ?? []).map(toScenario);
-  const hasMore = rows.length > page.limit;
-  if (hasMore) rows.pop();
-  if (page.endingBefore !== undefined) rows.reverse();
-  return { caller, rows, hasMore };
+  const { rows } = await run({ page: query });
+  const scenarios = rows.page.map(toScenario);
+  const hasMore = scenarios.length > page.limit;
+  if (hasMore) scenarios.pop();
+  if (page.endingBefore !== undefined) scenarios.reverse();
+  return { rows: scenarios, hasMore };
 }
 
 /** One of the caller's scenarios; 404 for an unknown token or another account's. */
-export async function viewScenario(session: Session, key: KeyCheck, token: string) {
-  const { caller, results } = await withKey(session, key, 'read', [scenarioByToken(session, { ...key, token })]);
-  const row = results[0]?.[0];
-  if (!row) throw notFound(caller);
-  return { caller, scenario: toScenario(row) };
+export async function viewScenario({ session, key, run }: Keyed, token: string): Promise<Scenario> {
+  const { rows } = await run({ scenario: scenarioByToken(session, { ...key, token }) });
+  const [row] = rows.scenario;
+  if (!row) throw notFound();
+  return toScenario(row);
 }
 
 /**
  * The create its event names. A retry resends the batch with its token, so that is this try's;
  * a caller that runs a create again under the same event id (not a retry) gets the first one's.
  */
-function createdOutcome(caller: Caller, event: RawRow, input: ScenarioDataInput, token: string, body: ScenarioDetailResponse, now: number): Created {
+function createdOutcome(event: RawRow, input: ScenarioDataInput, token: string, body: ScenarioDetailResponse, now: number): Created {
   const eventToken = event.token as string;
-  if (eventToken === token) return { caller, token, body, replayed: false };
+  if (eventToken === token) return { token, body, replayed: false };
   const stored = toStoredData(input, eventToken);
-  return { caller, token: eventToken, body: toDetailResponse({ token: eventToken, stateId: stateIdOf(input), createdAt: now }, stored, '', 'Scenario created'), replayed: false };
+  return { token: eventToken, body: toDetailResponse({ token: eventToken, stateId: stateIdOf(input), createdAt: now }, stored, '', 'Scenario created'), replayed: false };
 }
 
 export interface Created {
-  caller: Caller;
   token: string;
   /** The detail form, chart_img left empty: the route signs it for the caller's origin. */
   body: ScenarioDetailResponse;
@@ -105,8 +103,7 @@ export interface Created {
  * key can therefore never both create.
  */
 export async function createScenario(
-  session: Session,
-  key: KeyCheck,
+  { session, key, run }: Keyed,
   input: ScenarioDataInput,
   eventId: string,
   idempotency?: { key: string; requestHash: string },
@@ -119,31 +116,31 @@ export async function createScenario(
     const body = toDetailResponse({ token, stateId: values.stateId, createdAt: now }, stored, '', 'Scenario created');
 
     if (!idempotency) {
-      const { caller, results } = await withKey(session, key, 'write', [
-        insertScenario(session, values),
-        recordCreated(session, values),
-        recordRevision(session, values),
-        eventById(session, values),
-      ]);
+      const { rows } = await run({
+        scenario: insertScenario(session, values),
+        event: recordCreated(session, values),
+        revision: recordRevision(session, values),
+        outcome: eventById(session, values),
+      });
       // The event says created (now or on an earlier try); without it the token was taken.
-      const event = results[3]?.[0];
-      if (event) return createdOutcome(caller, event, input, token, body, now);
+      const [event] = rows.outcome;
+      if (event) return createdOutcome(event, input, token, body, now);
       if (draw >= TOKEN_DRAWS) throw new Error('could not draw a free scenario token');
       continue;
     }
 
     const claim = { ...values, idempotencyKey: idempotency.key, requestHash: idempotency.requestHash, responseBody: JSON.stringify(body), staleBefore: now - IDEMPOTENCY_TTL_MS };
-    const { caller, results } = await withKey(session, key, 'write', [
-      claimIdempotencyKey(session, claim),
-      insertClaimedScenario(session, claim),
-      recordCreated(session, claim),
-      recordRevision(session, claim),
-      idempotencyRecordByKey(session, { ...key, idempotencyKey: idempotency.key }),
-      eventById(session, claim),
-    ]);
-    const event = results[5]?.[0];
-    if (event) return createdOutcome(caller, event, input, token, body, now);
-    const recordRow = results[4]?.[0];
+    const { rows } = await run({
+      claim: claimIdempotencyKey(session, claim),
+      scenario: insertClaimedScenario(session, claim),
+      event: recordCreated(session, claim),
+      revision: recordRevision(session, claim),
+      record: idempotencyRecordByKey(session, { ...key, idempotencyKey: idempotency.key }),
+      outcome: eventById(session, claim),
+    });
+    const [event] = rows.outcome;
+    if (event) return createdOutcome(event, input, token, body, now);
+    const [recordRow] = rows.record;
     if (!recordRow) {
       // The key is live (judged above), so the claim was skipped for a taken token: draw again.
       if (draw >= TOKEN_DRAWS) throw new Error('could not draw a free scenario token');
@@ -151,14 +148,13 @@ export async function createScenario(
     }
     const record = toIdempotencyRecord(recordRow);
     if (record.requestHash !== idempotency.requestHash) {
-      throw new ApiError('idempotency_conflict', 'This Idempotency-Key was used with a different request body', { caller });
+      throw new ApiError('idempotency_conflict', 'This Idempotency-Key was used with a different request body');
     }
-    return { caller, token: record.scenarioToken, body: JSON.parse(record.responseBody) as ScenarioDetailResponse, replayed: true };
+    return { token: record.scenarioToken, body: JSON.parse(record.responseBody) as ScenarioDetailResponse, replayed: true };
   }
 }
 
 export interface Saved {
-  caller: Caller;
   scenario: Scenario;
   stored: StoredScenarioData;
 }
@@ -170,44 +166,42 @@ export interface Saved {
  * pruning of those older than the newest `revisionsKept`, go in the same batch.
  */
 export async function saveScenario(
-  session: Session,
-  key: KeyCheck,
+  { session, key, run }: Keyed,
   token: string,
   input: ScenarioDataInput,
   eventId: string,
   versions?: number[],
-  revisionsKept: number = DEFAULT_REVISIONS_KEPT,
+  revisionsKept: number = DEFAULT_CONFIG.revisionsKept,
 ): Promise<Saved> {
   const stored = toStoredData(input, token);
   const values = { ...key, token, stateId: stateIdOf(input), scenarioData: JSON.stringify(stored), eventId, kept: revisionsKept };
   const update = versions ? saveScenarioIfVersion(session, { ...values, versions: JSON.stringify(versions) }) : saveStatement(session, values);
-  const { caller, results } = await withKey(session, key, 'write', [
+  const { rows } = await run({
     update,
-    recordSaved(session, values),
-    recordRevision(session, values),
-    pruneRevisions(session, values),
-    scenarioByToken(session, values),
-    eventById(session, values),
-  ]);
-  const row = results[4]?.[0];
+    event: recordSaved(session, values),
+    revision: recordRevision(session, values),
+    pruned: pruneRevisions(session, values),
+    current: scenarioByToken(session, values),
+    outcome: eventById(session, values),
+  });
+  const [row] = rows.current;
   // Deleted since (or never there): whatever this request did, there is nothing to show.
-  if (!row) throw notFound(caller);
-  const event = results[5]?.[0];
+  if (!row) throw notFound();
+  const [event] = rows.outcome;
   // Saved, now or on an earlier try: answer with what this save wrote and the version it made,
   // whatever came after it.
   if (event) {
     const scenario = { ...toScenario(row), stateId: values.stateId, scenarioData: values.scenarioData, version: event.version as number, changeId: eventId };
-    return { caller, scenario, stored };
+    return { scenario, stored };
   }
   // Not saved, and the row is there: its version is not one If-Match named.
-  throw staleVersion(caller, row.version as number);
+  throw staleVersion(row.version as number);
 }
 
 /** 412: the scenario is no longer at a version If-Match named; the current ETag comes with it. */
-export function staleVersion(caller: Caller, version: number): ApiError {
+export function staleVersion(version: number): ApiError {
   return new ApiError('precondition_failed', 'The scenario has changed since that ETag; fetch it again and reapply your change', {
     headers: { ETag: etagFor(version) },
-    caller,
   });
 }
 
@@ -215,15 +209,14 @@ export function staleVersion(caller: Caller, version: number): ApiError {
  * DELETE /scenarios/{token}: the scenario, its revisions and its stored create replies; the event
  * recorded before the row goes, read back, tells deleted from 404.
  */
-export async function deleteScenario(session: Session, key: KeyCheck, token: string, eventId: string): Promise<Caller> {
+export async function deleteScenario({ session, key, run }: Keyed, token: string, eventId: string): Promise<void> {
   const values = { ...key, token, eventId };
-  const { caller, results } = await withKey(session, key, 'write', [
-    recordDeleted(session, values),
-    deleteRevisions(session, values),
-    deleteScenarioRow(session, values),
-    deleteScenarioReplies(session, values),
-    eventById(session, values),
-  ]);
-  if (!results[4]?.[0]) throw notFound(caller);
-  return caller;
+  const { rows } = await run({
+    event: recordDeleted(session, values),
+    revisions: deleteRevisions(session, values),
+    scenario: deleteScenarioRow(session, values),
+    replies: deleteScenarioReplies(session, values),
+    outcome: eventById(session, values),
+  });
+  if (rows.outcome.length === 0) throw notFound();
 }

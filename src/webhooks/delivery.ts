@@ -9,7 +9,8 @@ import { findDeliveryTarget, markDeadLettered, recordAttempt } from '../db/webho
 import { toEventForm } from '../events/forms.ts';
 import { log } from '../http/log.ts';
 import { DELIVERY_TIMEOUT_MS, MAX_RETRY_DELAY_SECONDS } from './limits.ts';
-import { DEAD_LETTER_QUEUE, retryBaseSeconds, retryDelaySeconds, sendMessages, type WebhookMessage } from './queue.ts';
+import { readConfig } from '../env.ts';
+import { DEAD_LETTER_QUEUE, retryDelaySeconds, sendMessages, type WebhookMessage } from './queue.ts';
 import { signDelivery } from './signing.ts';
 import { checkWebhookUrl } from './url-rules.ts';
 
@@ -64,7 +65,7 @@ async function deliver(env: DeliveryEnv, eventId: string, endpointId: string): P
   // Deleted endpoints get nothing; pruned events cannot be sent; answered ones are not sent twice.
   if (!event || !endpoint || delivered) return 'done';
   // Checked again: the rules (or WEBHOOK_ALLOW_LOOPBACK) may have changed since the endpoint was made.
-  const verdict = checkWebhookUrl(endpoint.url, env.WEBHOOK_ALLOW_LOOPBACK === 'true');
+  const verdict = checkWebhookUrl(endpoint.url, readConfig(env).webhookAllowLoopback);
   if (!verdict.ok) {
     await recordAttempt(env.DB, { endpointId, eventId, status: null, error: `URL refused: it ${verdict.reason}`.slice(0, 200), now: Date.now() });
     return 'done';
@@ -87,7 +88,7 @@ async function deadLetter(env: DeliveryEnv, message: Message<WebhookMessage>): P
 
 /** The Worker's queue handler: each message acked when handled, retried with backoff when not. */
 export async function consumeWebhookBatch(batch: MessageBatch<WebhookMessage>, env: DeliveryEnv): Promise<void> {
-  const base = retryBaseSeconds(env.WEBHOOK_RETRY_BASE_SECONDS);
+  const base = readConfig(env).webhookRetryBaseSeconds;
   await Promise.all(
     batch.messages.map(async (message) => {
       try {

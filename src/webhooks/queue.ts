@@ -21,9 +21,3 @@ export async function sendMessages(queue: Queue, messages: WebhookMessage[]): Pr
 export function retryDelaySeconds(baseSeconds: number, attempts: number, maxSeconds: number): number {
   return Math.min(maxSeconds, Math.round(baseSeconds * 2 ** Math.max(0, attempts - 1)));
 }
-
-/** WEBHOOK_RETRY_BASE_SECONDS as a number (300 when unset or not a non-negative number). */
-export function retryBaseSeconds(value: string | undefined): number {
-  const n = Number(value);
-  return value !== undefined && value.trim() !== '' && Number.isFinite(n) && n >= 0 ? n : 300;
-}

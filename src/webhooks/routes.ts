@@ -2,9 +2,9 @@
 // delivery attempts. Every route needs a read_write key: endpoints are the account's integration
 // settings, and the deliveries list says where its events go.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
-import { requireApiKey } from '../auth/bearer.ts';
+import { apiKey } from '../auth/bearer.ts';
 import { EVENT_TYPES } from '../db/schema.ts';
-import type { AppEnv } from '../env.ts';
+import { readConfig, type AppEnv } from '../env.ts';
 import { strictUtf8JsonBody } from '../http/body.ts';
 import { jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
 import { cursorQuery, LimitQuery, pageRequest } from '../http/pagination.ts';
@@ -52,7 +52,7 @@ export const webhookRoutes = routesBase
         '(webhook-id, webhook-timestamp, webhook-signature) with the secret in this reply, the only time it is shown. The URL must ' +
         `be https:// on a public host. At most 10 endpoints per account (409 too_many_endpoints). event_types defaults to all of ${EVENT_TYPES.join(', ')}.`,
       tags: ['Webhooks'],
-      middleware: [requireApiKey, noQueryParameters, strictUtf8JsonBody] as const,
+      middleware: [apiKey('write'), noQueryParameters, strictUtf8JsonBody] as const,
       request: { body: { required: true, content: jsonContent(CreateEndpointBodySchema, { url: EXAMPLE_ENDPOINT.url, description: 'Benefits calculator' }) } },
       responses: {
         201: {
@@ -65,13 +65,12 @@ export const webhookRoutes = routesBase
     }),
     async (c) => {
       const body = c.req.valid('json');
-      const verdict = checkWebhookUrl(body.url, c.env.WEBHOOK_ALLOW_LOOPBACK === 'true');
+      const verdict = checkWebhookUrl(body.url, readConfig(c.env).webhookAllowLoopback);
       if (!verdict.ok) {
         throw new ApiError('validation_failed', 'The request body has 1 problem; see errors', { errors: [{ path: 'url', message: verdict.reason }] });
       }
       const eventTypes = body.event_types ? EVENT_TYPES.filter((type) => body.event_types?.includes(type)) : [...EVENT_TYPES];
-      const { caller, endpoint } = await createEndpoint(c.get('db'), c.get('key'), { url: verdict.url, eventTypes, description: body.description ?? null });
-      c.set('caller', caller);
+      const endpoint = await createEndpoint(c.get('keyed'), { url: verdict.url, eventTypes, description: body.description ?? null });
       return c.json({ ...toEndpointForm(endpoint), secret: endpoint.secret }, 201);
     },
   )
@@ -83,15 +82,14 @@ export const webhookRoutes = routesBase
       summary: 'List webhook endpoints',
       description: "The caller's webhook endpoints (at most 10), newest first, without their secrets.",
       tags: ['Webhooks'],
-      middleware: [requireApiKey, noQueryParameters] as const,
+      middleware: [apiKey('write'), noQueryParameters] as const,
       responses: {
         200: { description: 'The endpoints', headers: successHeaders('api-key'), content: jsonContent(EndpointListSchema, { data: [EXAMPLE_ENDPOINT] }) },
         ...problemResponses('api-key', 'forbidden'),
       },
     }),
     async (c) => {
-      const { caller, endpoints } = await listEndpoints(c.get('db'), c.get('key'));
-      c.set('caller', caller);
+      const endpoints = await listEndpoints(c.get('keyed'));
       return c.json({ data: endpoints.map(toEndpointForm) }, 200);
     },
   )
@@ -103,7 +101,7 @@ export const webhookRoutes = routesBase
       summary: 'View a webhook endpoint',
       description: "One of the caller's endpoints, without its secret; another account's id is 404 like an unknown one.",
       tags: ['Webhooks'],
-      middleware: [requireApiKey, noQueryParameters] as const,
+      middleware: [apiKey('write'), noQueryParameters] as const,
       request: { params: IdParams },
       responses: {
         200: { description: 'The endpoint', headers: successHeaders('api-key'), content: jsonContent(WebhookEndpointSchema, EXAMPLE_ENDPOINT) },
@@ -111,8 +109,7 @@ export const webhookRoutes = routesBase
       },
     }),
     async (c) => {
-      const { caller, endpoint } = await viewEndpoint(c.get('db'), c.get('key'), c.req.valid('param').id);
-      c.set('caller', caller);
+      const endpoint = await viewEndpoint(c.get('keyed'), c.req.valid('param').id);
       return c.json(toEndpointForm(endpoint), 200);
     },
   )
@@ -124,7 +121,7 @@ export const webhookRoutes = routesBase
       summary: 'Delete a webhook endpoint',
       description: 'Removes the endpoint and its delivery attempts. Nothing is delivered to it afterwards, retries included.',
       tags: ['Webhooks'],
-      middleware: [requireApiKey, noQueryParameters] as const,
+      middleware: [apiKey('write'), noQueryParameters] as const,
       request: { params: IdParams },
       responses: {
         204: { description: 'Deleted', headers: successHeaders('api-key') },
@@ -132,7 +129,7 @@ export const webhookRoutes = routesBase
       },
     }),
     async (c) => {
-      c.set('caller', await deleteEndpoint(c.get('db'), c.get('key'), c.req.valid('param').id));
+      await deleteEndpoint(c.get('keyed'), c.req.valid('param').id);
       return c.body(null, 204);
     },
   )
@@ -147,7 +144,7 @@ export const webhookRoutes = routesBase
         'or the error, and when. dead_lettered marks the last attempt of a delivery that was given up. Paginated like the ' +
         'scenario list (the cursor is an attempt id). Kept 30 days.',
       tags: ['Webhooks'],
-      middleware: [requireApiKey] as const,
+      middleware: [apiKey('write')] as const,
       request: { params: IdParams, query: DeliveriesQuery },
       responses: {
         200: { description: 'A page of attempts', headers: successHeaders('api-key'), content: jsonContent(DeliveryListSchema, { data: [EXAMPLE_DELIVERY], has_more: false }) },
@@ -156,8 +153,7 @@ export const webhookRoutes = routesBase
     }),
     async (c) => {
       const page = pageRequest(c.req.valid('query'), Number);
-      const result = await listDeliveries(c.get('db'), c.get('key'), c.req.valid('param').id, page);
-      c.set('caller', result.caller);
+      const result = await listDeliveries(c.get('keyed'), c.req.valid('param').id, page);
       return c.json({ data: result.rows.map(toDeliveryForm), has_more: result.hasMore }, 200);
     },
   );

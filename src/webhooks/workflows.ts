@@ -1,11 +1,8 @@
-// What each webhook endpoint request does with D1, as one batch (one round trip) on the session it
-// is given: the key's rows and the statements it guards (a read_write key for every route here).
+// What each webhook endpoint request does with D1, as one batch (one round trip) through the
+// request's keyed path (auth/keyed.ts; a read_write key for every route here), statements by name.
 // Nothing here knows HTTP.
-import type { Caller } from '../auth/key-check.ts';
-import { withKey } from '../auth/with-key.ts';
-import type { KeyCheck } from '../db/api-keys.ts';
+import type { Keyed } from '../auth/keyed.ts';
 import type { EventType } from '../db/schema.ts';
-import type { Session } from '../db/statement.ts';
 import {
   deleteEndpointOfCaller,
   deliveryPages,
@@ -20,7 +17,7 @@ import { ApiError } from '../http/problem.ts';
 import { WEBHOOK_ENDPOINTS_PER_ACCOUNT } from './limits.ts';
 import { newEndpointId, newWebhookSecret } from './signing.ts';
 
-const notFound = (caller: Caller) => new ApiError('not_found', 'No webhook endpoint with that id', { caller });
+const notFound = () => new ApiError('not_found', 'No webhook endpoint with that id');
 
 export interface NewEndpoint {
   /** Already checked against the URL rules (url-rules.ts). */
@@ -30,7 +27,7 @@ export interface NewEndpoint {
 }
 
 /** POST /webhook_endpoints: the endpoint and its secret, unless the account holds the maximum. */
-export async function createEndpoint(session: Session, key: KeyCheck, input: NewEndpoint) {
+export async function createEndpoint({ session, key, run }: Keyed, input: NewEndpoint) {
   const values = {
     ...key,
     endpointId: newEndpointId(),
@@ -40,42 +37,41 @@ export async function createEndpoint(session: Session, key: KeyCheck, input: New
     secret: newWebhookSecret(),
     max: WEBHOOK_ENDPOINTS_PER_ACCOUNT,
   };
-  const { caller, results } = await withKey(session, key, 'write', [insertEndpoint(session, values), endpointOfCaller(session, values)]);
-  const row = results[1]?.[0];
+  const { rows } = await run({ insert: insertEndpoint(session, values), endpoint: endpointOfCaller(session, values) });
+  const [row] = rows.endpoint;
   if (!row) {
-    throw new ApiError('too_many_endpoints', `An account can have at most ${WEBHOOK_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first`, { caller });
+    throw new ApiError('too_many_endpoints', `An account can have at most ${WEBHOOK_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first`);
   }
-  return { caller, endpoint: toWebhookEndpoint(row) };
+  return toWebhookEndpoint(row);
 }
 
 /** GET /webhook_endpoints: all of the caller's (at most 10), newest first. */
-export async function listEndpoints(session: Session, key: KeyCheck) {
-  const { caller, results } = await withKey(session, key, 'write', [endpointsOfCaller(session, key)]);
-  return { caller, endpoints: (results[0] ?? []).map(toWebhookEndpoint) };
+export async function listEndpoints({ session, key, run }: Keyed) {
+  const { rows } = await run({ endpoints: endpointsOfCaller(session, key) });
+  return rows.endpoints.map(toWebhookEndpoint);
 }
 
-export async function viewEndpoint(session: Session, key: KeyCheck, endpointId: string) {
-  const { caller, results } = await withKey(session, key, 'write', [endpointOfCaller(session, { ...key, endpointId })]);
-  const row = results[0]?.[0];
-  if (!row) throw notFound(caller);
-  return { caller, endpoint: toWebhookEndpoint(row) };
+export async function viewEndpoint({ session, key, run }: Keyed, endpointId: string) {
+  const { rows } = await run({ endpoint: endpointOfCaller(session, { ...key, endpointId }) });
+  const [row] = rows.endpoint;
+  if (!row) throw notFound();
+  return toWebhookEndpoint(row);
 }
 
 /** DELETE: the endpoint and its attempts; nothing more is delivered to it. */
-export async function deleteEndpoint(session: Session, key: KeyCheck, endpointId: string): Promise<Caller> {
+export async function deleteEndpoint({ session, key, run }: Keyed, endpointId: string): Promise<void> {
   const values = { ...key, endpointId };
-  const { caller, results } = await withKey(session, key, 'write', [endpointOfCaller(session, values), deleteEndpointOfCaller(session, values)]);
-  if (!results[0]?.[0]) throw notFound(caller);
-  return caller;
+  const { rows } = await run({ endpoint: endpointOfCaller(session, values), delete: deleteEndpointOfCaller(session, values) });
+  if (rows.endpoint.length === 0) throw notFound();
 }
 
 /** A page of an endpoint's delivery attempts, newest first; 404 for an endpoint not the caller's. */
-export async function listDeliveries(session: Session, key: KeyCheck, endpointId: string, page: PageRequest<number>) {
+export async function listDeliveries({ session, key, run }: Keyed, endpointId: string, page: PageRequest<number>) {
   const limit = page.limit + 1;
   const cursor = page.endingBefore ?? page.startingAfter;
   const from = page.endingBefore !== undefined ? 'before' : page.startingAfter !== undefined ? 'after' : 'first';
   const values = { ...key, endpointId, limit, ...(cursor === undefined ? {} : { cursor }) };
-  const { caller, results } = await withKey(session, key, 'write', [endpointOfCaller(session, values), deliveryPages[from](session, values)]);
-  if (!results[0]?.[0]) throw notFound(caller);
-  return { caller, ...toPage((results[1] ?? []).map(toWebhookDelivery), page) };
+  const { rows } = await run({ endpoint: endpointOfCaller(session, values), page: deliveryPages[from](session, values) });
+  if (rows.endpoint.length === 0) throw notFound();
+  return toPage(rows.page.map(toWebhookDelivery), page);
 }

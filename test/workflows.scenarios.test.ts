@@ -5,9 +5,11 @@
 // applies its write twice. test/db.retries.test.ts races a retry against other requests.
 import { env } from 'cloudflare:workers';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { keyed } from '../src/auth/keyed.ts';
 import { generateApiKey, hashApiKey } from '../src/auth/api-key.ts';
 import { issueApiKey } from '../src/auth/issue-key.ts';
-import { KeyRefusedError, type KeyRefusal } from '../src/auth/key-check.ts';
+import { KeyRefusedError, type Caller } from '../src/auth/keyed.ts';
+import type { KeyRefusal } from '../src/db/api-keys.ts';
 import { insertAccount } from '../src/db/accounts.ts';
 import { revokeApiKey, type KeyCheck } from '../src/db/api-keys.ts';
 import { throttleAddress } from '../src/db/auth-throttles.ts';
@@ -108,7 +110,7 @@ async function snapshot() {
 
 /** Creates a scenario through the workflow; its row. */
 async function created(key: TestKey, data: ScenarioDataInput = input(), now = Date.now()): Promise<Scenario> {
-  const result = await createScenario(env.DB, key.at(now), data, newEventId());
+  const result = await createScenario(keyed(env.DB, key.at(now), 'write'), data, newEventId());
   return (await rowOf(result.token))!;
 }
 
@@ -140,37 +142,36 @@ beforeEach(async () => {
 });
 
 describe('listScenarios', () => {
-  it('lists newest first up to the limit, with hasMore, and names the caller', async () => {
+  it('lists newest first up to the limit, with hasMore', async () => {
     const ids = await createdIds(owner, 5);
-    const page = await listScenarios(env.DB, owner.at(), { limit: 3 });
+    const page = await listScenarios(keyed(env.DB, owner.at(), 'read'), { limit: 3 });
     expect(idsOf(page.rows)).toEqual(ids.slice(2).reverse());
     expect(page.hasMore).toBe(true);
-    expect(page.caller).toMatchObject({ id: owner.keyId, accountId: owner.accountId, scope: 'read_write' });
   });
 
   it('gives hasMore false when the limit equals what is left', async () => {
     const ids = await createdIds(owner, 3);
-    const page = await listScenarios(env.DB, owner.at(), { limit: 3 });
+    const page = await listScenarios(keyed(env.DB, owner.at(), 'read'), { limit: 3 });
     expect(idsOf(page.rows)).toEqual([...ids].reverse());
     expect(page.hasMore).toBe(false);
   });
 
   it('gives the items older than startingAfter', async () => {
     const ids = await createdIds(owner, 6);
-    const page = await listScenarios(env.DB, owner.at(), { limit: 2, startingAfter: ids[4] });
+    const page = await listScenarios(keyed(env.DB, owner.at(), 'read'), { limit: 2, startingAfter: ids[4] });
     expect(idsOf(page.rows)).toEqual([ids[3], ids[2]]);
     expect(page.hasMore).toBe(true);
-    const last = await listScenarios(env.DB, owner.at(), { limit: 2, startingAfter: ids[2] });
+    const last = await listScenarios(keyed(env.DB, owner.at(), 'read'), { limit: 2, startingAfter: ids[2] });
     expect(idsOf(last.rows)).toEqual([ids[1], ids[0]]);
     expect(last.hasMore).toBe(false);
   });
 
   it('gives the items just newer than endingBefore, still newest first', async () => {
     const ids = await createdIds(owner, 6);
-    const page = await listScenarios(env.DB, owner.at(), { limit: 2, endingBefore: ids[1] });
+    const page = await listScenarios(keyed(env.DB, owner.at(), 'read'), { limit: 2, endingBefore: ids[1] });
     expect(idsOf(page.rows)).toEqual([ids[3], ids[2]]);
     expect(page.hasMore).toBe(true);
-    const last = await listScenarios(env.DB, owner.at(), { limit: 10, endingBefore: ids[3] });
+    const last = await listScenarios(keyed(env.DB, owner.at(), 'read'), { limit: 10, endingBefore: ids[3] });
     expect(idsOf(last.rows)).toEqual([ids[5], ids[4]]);
     expect(last.hasMore).toBe(false);
   });
@@ -178,10 +179,10 @@ describe('listScenarios', () => {
   it('walks forward and backward over every row exactly once', async () => {
     const ids = await createdIds(owner, 17);
     const forward: number[] = [];
-    let page = await listScenarios(env.DB, owner.at(), { limit: 4 });
+    let page = await listScenarios(keyed(env.DB, owner.at(), 'read'), { limit: 4 });
     forward.push(...idsOf(page.rows));
     while (page.hasMore) {
-      page = await listScenarios(env.DB, owner.at(), { limit: 4, startingAfter: forward.at(-1) });
+      page = await listScenarios(keyed(env.DB, owner.at(), 'read'), { limit: 4, startingAfter: forward.at(-1) });
       forward.push(...idsOf(page.rows));
     }
     expect(forward).toEqual([...ids].reverse());
@@ -189,7 +190,7 @@ describe('listScenarios', () => {
     const backward: number[] = [ids[0]!];
     let cursor = ids[0];
     for (;;) {
-      const back = await listScenarios(env.DB, owner.at(), { limit: 4, endingBefore: cursor });
+      const back = await listScenarios(keyed(env.DB, owner.at(), 'read'), { limit: 4, endingBefore: cursor });
       backward.push(...idsOf(back.rows).reverse());
       if (!back.hasMore) break;
       cursor = back.rows[0]!.id;
@@ -199,14 +200,14 @@ describe('listScenarios', () => {
 
   it('pages from the id of a deleted row', async () => {
     const ids = await createdIds(owner, 5);
-    const gone = (await listScenarios(env.DB, owner.at(), { limit: 10 })).rows.find((r) => r.id === ids[2])!;
-    await deleteScenario(env.DB, owner.at(), gone.token, newEventId());
-    expect(idsOf((await listScenarios(env.DB, owner.at(), { limit: 10, startingAfter: gone.id })).rows)).toEqual([ids[1], ids[0]]);
-    expect(idsOf((await listScenarios(env.DB, owner.at(), { limit: 10, endingBefore: gone.id })).rows)).toEqual([ids[4], ids[3]]);
+    const gone = (await listScenarios(keyed(env.DB, owner.at(), 'read'), { limit: 10 })).rows.find((r) => r.id === ids[2])!;
+    await deleteScenario(keyed(env.DB, owner.at(), 'write'), gone.token, newEventId());
+    expect(idsOf((await listScenarios(keyed(env.DB, owner.at(), 'read'), { limit: 10, startingAfter: gone.id })).rows)).toEqual([ids[1], ids[0]]);
+    expect(idsOf((await listScenarios(keyed(env.DB, owner.at(), 'read'), { limit: 10, endingBefore: gone.id })).rows)).toEqual([ids[4], ids[3]]);
   });
 
   it('answers an empty page for an account without scenarios', async () => {
-    const page = await listScenarios(env.DB, owner.at(), { limit: 10 });
+    const page = await listScenarios(keyed(env.DB, owner.at(), 'read'), { limit: 10 });
     expect([page.rows, page.hasMore]).toEqual([[], false]);
   });
 
@@ -218,41 +219,40 @@ describe('listScenarios', () => {
       mine.push((await created(owner)).id);
       theirs.push((await created(other)).id);
     }
-    expect(idsOf((await listScenarios(env.DB, owner.at(), { limit: 100 })).rows)).toEqual([...mine].reverse());
-    expect(idsOf((await listScenarios(env.DB, owner.at(), { limit: 100, startingAfter: theirs[2] })).rows)).toEqual([mine[2], mine[1], mine[0]]);
-    expect(idsOf((await listScenarios(env.DB, owner.at(), { limit: 100, endingBefore: theirs[1] })).rows)).toEqual([mine[3], mine[2]]);
-    expect(idsOf((await listScenarios(env.DB, other.at(), { limit: 100 })).rows)).toEqual([...theirs].reverse());
+    expect(idsOf((await listScenarios(keyed(env.DB, owner.at(), 'read'), { limit: 100 })).rows)).toEqual([...mine].reverse());
+    expect(idsOf((await listScenarios(keyed(env.DB, owner.at(), 'read'), { limit: 100, startingAfter: theirs[2] })).rows)).toEqual([mine[2], mine[1], mine[0]]);
+    expect(idsOf((await listScenarios(keyed(env.DB, owner.at(), 'read'), { limit: 100, endingBefore: theirs[1] })).rows)).toEqual([mine[3], mine[2]]);
+    expect(idsOf((await listScenarios(keyed(env.DB, other.at(), 'read'), { limit: 100 })).rows)).toEqual([...theirs].reverse());
   });
 
   it('lists the account’s scenarios for each of its keys, a read-only one too', async () => {
     const ids = await createdIds(owner, 2);
     const reader = await newKey({ accountId: owner.accountId, scope: 'read' });
-    const page = await listScenarios(env.DB, reader.at(), { limit: 10 });
+    const page = await listScenarios(keyed(env.DB, reader.at(), 'read'), { limit: 10 });
     expect(idsOf(page.rows)).toEqual([...ids].reverse());
-    expect(page.caller).toMatchObject({ id: reader.keyId, scope: 'read' });
   });
 });
 
 describe('viewScenario', () => {
   it("gives the account's scenario by token", async () => {
     const row = await created(owner, input({ year: 2031 }));
-    const { scenario, caller } = await viewScenario(env.DB, owner.at(), row.token);
+    const scenario = await viewScenario(keyed(env.DB, owner.at(), 'read'), row.token);
     expect(scenario).toEqual(row);
     expect(JSON.parse(scenario.scenarioData).year).toBe(2031);
-    expect(caller.accountId).toBe(owner.accountId);
   });
 
   it("is not_found for another account's token, which stays in place", async () => {
     const other = await newKey();
     const row = await created(other);
-    const error = await expectApiError(viewScenario(env.DB, owner.at(), row.token), 'not_found');
-    // The refusal still names whose key was accepted (for the log line).
-    expect(error.caller?.accountId).toBe(owner.accountId);
-    expect((await viewScenario(env.DB, other.at(), row.token)).scenario).toEqual(row);
+    // The key was accepted before the refusal: the keyed path names its caller (for the log line).
+    let caller: Caller | undefined;
+    await expectApiError(viewScenario(keyed(env.DB, owner.at(), 'read', { accepted: (c) => (caller = c) }), row.token), 'not_found');
+    expect(caller?.accountId).toBe(owner.accountId);
+    expect(await viewScenario(keyed(env.DB, other.at(), 'read'), row.token)).toEqual(row);
   });
 
   it('is not_found for an unknown token', async () => {
-    await expectApiError(viewScenario(env.DB, owner.at(), '123456789012345'), 'not_found');
+    await expectApiError(viewScenario(keyed(env.DB, owner.at(), 'read'), '123456789012345'), 'not_found');
   });
 });
 
@@ -261,9 +261,8 @@ describe('createScenario', () => {
     const data = input({ state_id: 6, year: 2027 });
     const now = Date.now();
     const eventId = newEventId();
-    const result = await createScenario(env.DB, owner.at(now), data, eventId);
+    const result = await createScenario(keyed(env.DB, owner.at(now), 'write'), data, eventId);
     expect(result.replayed).toBe(false);
-    expect(result.caller).toMatchObject({ id: owner.keyId, accountId: owner.accountId });
     expect(await tokensOf(owner.accountId)).toEqual([result.token]);
     const row = (await rowOf(result.token))!;
     expect(row).toMatchObject({ accountId: owner.accountId, stateId: 6, version: 1, changeId: eventId, createdAt: now, updatedAt: now });
@@ -280,7 +279,7 @@ describe('createScenario', () => {
 
   it('draws a fresh token for every create', async () => {
     const tokens = new Set<string>();
-    for (let i = 0; i < 5; i++) tokens.add((await createScenario(env.DB, owner.at(), input(), newEventId())).token);
+    for (let i = 0; i < 5; i++) tokens.add((await createScenario(keyed(env.DB, owner.at(), 'write'), input(), newEventId())).token);
     expect(tokens.size).toBe(5);
     expect((await tokensOf(owner.accountId)).sort()).toEqual([...tokens].sort());
   });
@@ -288,7 +287,7 @@ describe('createScenario', () => {
   it('records one created event per create, each under its own id, in the order of the creates', async () => {
     const ids = [newEventId(), newEventId(), newEventId()];
     const tokens: string[] = [];
-    for (const id of ids) tokens.push((await createScenario(env.DB, owner.at(), input(), id)).token);
+    for (const id of ids) tokens.push((await createScenario(keyed(env.DB, owner.at(), 'write'), input(), id)).token);
     const events = await eventsOf(owner.accountId);
     expect(events.map((e) => [e.id, e.type, e.token, e.version])).toEqual(ids.map((id, i) => [id, 'scenario.created', tokens[i], 1]));
     expect(ids.every((id) => /^evt_[0-9a-f]{32}$/.test(id))).toBe(true);
@@ -301,7 +300,7 @@ describe('saveScenario', () => {
     const later = row.updatedAt + 5000;
     const data = input({ state_id: 6, year: 2040 });
     const eventId = newEventId();
-    const saved = await saveScenario(env.DB, owner.at(later), row.token, data, eventId);
+    const saved = await saveScenario(keyed(env.DB, owner.at(later), 'write'), row.token, data, eventId);
     expect(saved.scenario).toMatchObject({ id: row.id, token: row.token, stateId: 6, version: 2, changeId: eventId, updatedAt: later, createdAt: row.createdAt });
     expect(saved.stored).toEqual(toStoredData(data, row.token));
     expect(JSON.parse(saved.scenario.scenarioData)).toEqual(saved.stored);
@@ -313,8 +312,8 @@ describe('saveScenario', () => {
     const later = row.updatedAt + 1000;
     const first = newEventId();
     const second = newEventId();
-    await saveScenario(env.DB, owner.at(later), row.token, input({ year: 2040 }), first);
-    await saveScenario(env.DB, owner.at(later + 1), row.token, input({ year: 2041 }), second, [2]);
+    await saveScenario(keyed(env.DB, owner.at(later), 'write'), row.token, input({ year: 2040 }), first);
+    await saveScenario(keyed(env.DB, owner.at(later + 1), 'write'), row.token, input({ year: 2041 }), second, [2]);
     const events = await eventsOf(owner.accountId);
     expect(events).toHaveLength(3);
     expect(events.slice(1)).toEqual([
@@ -325,22 +324,22 @@ describe('saveScenario', () => {
 
   it('saves when versions holds the current version', async () => {
     const row = await created(owner);
-    const saved = await saveScenario(env.DB, owner.at(), row.token, input({ year: 2041 }), newEventId(), [row.version]);
+    const saved = await saveScenario(keyed(env.DB, owner.at(), 'write'), row.token, input({ year: 2041 }), newEventId(), [row.version]);
     expect(saved.scenario.version).toBe(row.version + 1);
     expect((await rowOf(row.token))?.version).toBe(2);
   });
 
   it('accepts any of several versions', async () => {
     const row = await created(owner);
-    const saved = await saveScenario(env.DB, owner.at(), row.token, input({ year: 2042 }), newEventId(), [7, 1, 9]);
+    const saved = await saveScenario(keyed(env.DB, owner.at(), 'write'), row.token, input({ year: 2042 }), newEventId(), [7, 1, 9]);
     expect(saved.scenario.version).toBe(2);
   });
 
   it('is precondition_failed for a stale version, with the current ETag, and leaves the row as it was', async () => {
     const row = await created(owner);
-    await saveScenario(env.DB, owner.at(), row.token, input({ year: 2043 }), newEventId());
+    await saveScenario(keyed(env.DB, owner.at(), 'write'), row.token, input({ year: 2043 }), newEventId());
     const current = await rowOf(row.token);
-    const error = await expectApiError(saveScenario(env.DB, owner.at(), row.token, input({ year: 1999 }), newEventId(), [1]), 'precondition_failed');
+    const error = await expectApiError(saveScenario(keyed(env.DB, owner.at(), 'write'), row.token, input({ year: 1999 }), newEventId(), [1]), 'precondition_failed');
     expect(error.headers).toEqual({ ETag: '"v2"' });
     expect(error.status).toBe(412);
     expect(await rowOf(row.token)).toEqual(current);
@@ -353,7 +352,7 @@ describe('saveScenario', () => {
   it('is precondition_failed for an empty list of versions (an If-Match naming none)', async () => {
     const row = await created(owner);
     const before = await snapshot();
-    const error = await expectApiError(saveScenario(env.DB, owner.at(), row.token, input({ year: 1999 }), newEventId(), []), 'precondition_failed');
+    const error = await expectApiError(saveScenario(keyed(env.DB, owner.at(), 'write'), row.token, input({ year: 1999 }), newEventId(), []), 'precondition_failed');
     expect(error.headers.ETag).toBe('"v1"');
     expect(await snapshot()).toEqual(before);
   });
@@ -361,8 +360,8 @@ describe('saveScenario', () => {
   it('lets only one of two racing saves with the same version win; the other sees the winner’s ETag', async () => {
     const row = await created(owner);
     const outcomes = await Promise.allSettled([
-      saveScenario(env.DB, owner.at(), row.token, input({ year: 2001 }), newEventId(), [1]),
-      saveScenario(env.DB, owner.at(), row.token, input({ year: 2002 }), newEventId(), [1]),
+      saveScenario(keyed(env.DB, owner.at(), 'write'), row.token, input({ year: 2001 }), newEventId(), [1]),
+      saveScenario(keyed(env.DB, owner.at(), 'write'), row.token, input({ year: 2002 }), newEventId(), [1]),
     ]);
     const won = outcomes.filter((o) => o.status === 'fulfilled');
     const lost = outcomes.filter((o) => o.status === 'rejected');
@@ -378,8 +377,8 @@ describe('saveScenario', () => {
 
   it('lets the last of two unconditional saves win', async () => {
     const row = await created(owner);
-    await saveScenario(env.DB, owner.at(), row.token, input({ year: 2001 }), newEventId());
-    await saveScenario(env.DB, owner.at(), row.token, input({ year: 2002 }), newEventId());
+    await saveScenario(keyed(env.DB, owner.at(), 'write'), row.token, input({ year: 2001 }), newEventId());
+    await saveScenario(keyed(env.DB, owner.at(), 'write'), row.token, input({ year: 2002 }), newEventId());
     const stored = (await rowOf(row.token))!;
     expect([stored.version, JSON.parse(stored.scenarioData).year]).toEqual([3, 2002]);
   });
@@ -388,15 +387,15 @@ describe('saveScenario', () => {
     const other = await newKey();
     const row = await created(other);
     const before = await snapshot();
-    await expectApiError(saveScenario(env.DB, owner.at(), row.token, input({ year: 1999 }), newEventId()), 'not_found');
-    await expectApiError(saveScenario(env.DB, owner.at(), row.token, input({ year: 1999 }), newEventId(), [1]), 'not_found');
+    await expectApiError(saveScenario(keyed(env.DB, owner.at(), 'write'), row.token, input({ year: 1999 }), newEventId()), 'not_found');
+    await expectApiError(saveScenario(keyed(env.DB, owner.at(), 'write'), row.token, input({ year: 1999 }), newEventId(), [1]), 'not_found');
     expect(await snapshot()).toEqual(before);
   });
 
   it('is not_found for an unknown token, and records no event', async () => {
     const before = await eventCount();
-    await expectApiError(saveScenario(env.DB, owner.at(), '123456789012345', input(), newEventId()), 'not_found');
-    await expectApiError(saveScenario(env.DB, owner.at(), '123456789012345', input(), newEventId(), [1]), 'not_found');
+    await expectApiError(saveScenario(keyed(env.DB, owner.at(), 'write'), '123456789012345', input(), newEventId()), 'not_found');
+    await expectApiError(saveScenario(keyed(env.DB, owner.at(), 'write'), '123456789012345', input(), newEventId(), [1]), 'not_found');
     expect(await eventCount()).toBe(before);
   });
 });
@@ -404,16 +403,15 @@ describe('saveScenario', () => {
 describe('deleteScenario', () => {
   it('removes the scenario and its stored create replies, and records one deleted event (no version)', async () => {
     const kept = await created(owner);
-    const replied = await createScenario(env.DB, owner.at(), input(), newEventId(), { key: 'k-gone', requestHash: 'h-gone' });
-    await createScenario(env.DB, owner.at(), input(), newEventId(), { key: 'k-kept', requestHash: 'h-kept' });
+    const replied = await createScenario(keyed(env.DB, owner.at(), 'write'), input(), newEventId(), { key: 'k-gone', requestHash: 'h-gone' });
+    await createScenario(keyed(env.DB, owner.at(), 'write'), input(), newEventId(), { key: 'k-kept', requestHash: 'h-kept' });
     const keptReply = (await recordsOf(owner.accountId)).find((r) => r.key === 'k-kept')!;
     const now = Date.now();
     const eventId = newEventId();
     const eventsBefore = await eventsOf(owner.accountId);
 
-    const caller = await deleteScenario(env.DB, owner.at(now), replied.token, eventId);
+    await deleteScenario(keyed(env.DB, owner.at(now), 'write'), replied.token, eventId);
 
-    expect(caller).toMatchObject({ id: owner.keyId, accountId: owner.accountId });
     expect(await rowOf(replied.token)).toBeNull();
     expect((await recordsOf(owner.accountId)).map((r) => r.key)).toEqual(['k-kept']);
     expect((await tokensOf(owner.accountId)).sort()).toEqual([kept.token, keptReply.scenario_token].sort());
@@ -425,8 +423,8 @@ describe('deleteScenario', () => {
 
   it('keeps the events of the scenario it deletes: created, saved, then deleted', async () => {
     const row = await created(owner);
-    await saveScenario(env.DB, owner.at(), row.token, input({ year: 2039 }), newEventId());
-    await deleteScenario(env.DB, owner.at(), row.token, newEventId());
+    await saveScenario(keyed(env.DB, owner.at(), 'write'), row.token, input({ year: 2039 }), newEventId());
+    await deleteScenario(keyed(env.DB, owner.at(), 'write'), row.token, newEventId());
     expect((await eventsOf(owner.accountId)).map((e) => [e.type, e.token, e.version])).toEqual([
       ['scenario.created', row.token, 1],
       ['scenario.saved', row.token, 2],
@@ -436,42 +434,42 @@ describe('deleteScenario', () => {
 
   it('leaves the other scenarios of the account', async () => {
     const ids = await createdIds(owner, 3);
-    const middle = (await listScenarios(env.DB, owner.at(), { limit: 10 })).rows.find((r) => r.id === ids[1])!;
-    await deleteScenario(env.DB, owner.at(), middle.token, newEventId());
-    expect(idsOf((await listScenarios(env.DB, owner.at(), { limit: 10 })).rows)).toEqual([ids[2], ids[0]]);
+    const middle = (await listScenarios(keyed(env.DB, owner.at(), 'read'), { limit: 10 })).rows.find((r) => r.id === ids[1])!;
+    await deleteScenario(keyed(env.DB, owner.at(), 'write'), middle.token, newEventId());
+    expect(idsOf((await listScenarios(keyed(env.DB, owner.at(), 'read'), { limit: 10 })).rows)).toEqual([ids[2], ids[0]]);
   });
 
   it("is not_found for another account's token, which keeps its row and replies, with no event", async () => {
     const other = await newKey();
-    const theirs = await createScenario(env.DB, other.at(), input(), newEventId(), { key: 'theirs', requestHash: 'h' });
+    const theirs = await createScenario(keyed(env.DB, other.at(), 'write'), input(), newEventId(), { key: 'theirs', requestHash: 'h' });
     const before = await snapshot();
-    await expectApiError(deleteScenario(env.DB, owner.at(), theirs.token, newEventId()), 'not_found');
+    await expectApiError(deleteScenario(keyed(env.DB, owner.at(), 'write'), theirs.token, newEventId()), 'not_found');
     expect(await snapshot()).toEqual(before);
     expect(await eventsOf(owner.accountId)).toEqual([]);
   });
 
   it('is not_found for an unknown token, and records no event', async () => {
     const before = await snapshot();
-    await expectApiError(deleteScenario(env.DB, owner.at(), '123456789012345', newEventId()), 'not_found');
+    await expectApiError(deleteScenario(keyed(env.DB, owner.at(), 'write'), '123456789012345', newEventId()), 'not_found');
     expect(await snapshot()).toEqual(before);
   });
 
   it('is not_found for a second delete of the same token, which records no second event', async () => {
     const row = await created(owner);
-    await deleteScenario(env.DB, owner.at(), row.token, newEventId());
+    await deleteScenario(keyed(env.DB, owner.at(), 'write'), row.token, newEventId());
     const before = await snapshot();
-    await expectApiError(deleteScenario(env.DB, owner.at(), row.token, newEventId()), 'not_found');
+    await expectApiError(deleteScenario(keyed(env.DB, owner.at(), 'write'), row.token, newEventId()), 'not_found');
     expect(await snapshot()).toEqual(before);
   });
 
   it("does not show an account another account's event, even under its id", async () => {
     const row = await created(owner);
     const eventId = newEventId();
-    await deleteScenario(env.DB, owner.at(), row.token, eventId);
+    await deleteScenario(keyed(env.DB, owner.at(), 'write'), row.token, eventId);
     const other = await newKey();
     const before = await snapshot();
-    await expectApiError(deleteScenario(env.DB, other.at(), row.token, eventId), 'not_found');
-    await expectApiError(saveScenario(env.DB, other.at(), row.token, input(), eventId), 'not_found');
+    await expectApiError(deleteScenario(keyed(env.DB, other.at(), 'write'), row.token, eventId), 'not_found');
+    await expectApiError(saveScenario(keyed(env.DB, other.at(), 'write'), row.token, input(), eventId), 'not_found');
     expect(await snapshot()).toEqual(before);
     expect((await eventById(eventId))?.account_id).toBe(owner.accountId);
   });
@@ -480,8 +478,8 @@ describe('deleteScenario', () => {
 describe('createScenario with an Idempotency-Key', () => {
   it('creates once: the same key and body again replays the first reply and token', async () => {
     const data = input({ year: 2033 });
-    const first = await createScenario(env.DB, owner.at(), data, newEventId(), { key: 'same', requestHash: 'body-1' });
-    const again = await createScenario(env.DB, owner.at(), data, newEventId(), { key: 'same', requestHash: 'body-1' });
+    const first = await createScenario(keyed(env.DB, owner.at(), 'write'), data, newEventId(), { key: 'same', requestHash: 'body-1' });
+    const again = await createScenario(keyed(env.DB, owner.at(), 'write'), data, newEventId(), { key: 'same', requestHash: 'body-1' });
     expect([first.replayed, again.replayed]).toEqual([false, true]);
     expect(again.token).toBe(first.token);
     expect(again.body).toEqual(first.body);
@@ -493,10 +491,10 @@ describe('createScenario with an Idempotency-Key', () => {
     const data = input({ year: 2034 });
     const firstId = newEventId();
     const now = Date.now();
-    const first = await createScenario(env.DB, owner.at(now), data, firstId, { key: 'evented', requestHash: 'body-1' });
+    const first = await createScenario(keyed(env.DB, owner.at(now), 'write'), data, firstId, { key: 'evented', requestHash: 'body-1' });
     const before = await snapshot();
     const replayId = newEventId();
-    const again = await createScenario(env.DB, owner.at(now), data, replayId, { key: 'evented', requestHash: 'body-1' });
+    const again = await createScenario(keyed(env.DB, owner.at(now), 'write'), data, replayId, { key: 'evented', requestHash: 'body-1' });
     expect([again.replayed, again.token]).toEqual([true, first.token]);
     expect(await snapshot()).toEqual(before);
     expect(await eventsOf(owner.accountId)).toEqual([
@@ -506,17 +504,16 @@ describe('createScenario with an Idempotency-Key', () => {
   });
 
   it('is idempotency_conflict for the same key with another body, and writes nothing', async () => {
-    await createScenario(env.DB, owner.at(), input(), newEventId(), { key: 'k', requestHash: 'body-1' });
+    await createScenario(keyed(env.DB, owner.at(), 'write'), input(), newEventId(), { key: 'k', requestHash: 'body-1' });
     const before = await snapshot();
-    const error = await expectApiError(createScenario(env.DB, owner.at(), input({ year: 2030 }), newEventId(), { key: 'k', requestHash: 'body-2' }), 'idempotency_conflict');
-    expect(error.caller?.accountId).toBe(owner.accountId);
+    await expectApiError(createScenario(keyed(env.DB, owner.at(), 'write'), input({ year: 2030 }), newEventId(), { key: 'k', requestHash: 'body-2' }), 'idempotency_conflict');
     expect(await snapshot()).toEqual(before);
   });
 
   it('keeps keys per account: another account’s same key creates its own scenario', async () => {
     const other = await newKey();
-    const mine = await createScenario(env.DB, owner.at(), input(), newEventId(), { key: 'shared', requestHash: 'body-1' });
-    const theirs = await createScenario(env.DB, other.at(), input(), newEventId(), { key: 'shared', requestHash: 'body-1' });
+    const mine = await createScenario(keyed(env.DB, owner.at(), 'write'), input(), newEventId(), { key: 'shared', requestHash: 'body-1' });
+    const theirs = await createScenario(keyed(env.DB, other.at(), 'write'), input(), newEventId(), { key: 'shared', requestHash: 'body-1' });
     expect(theirs.replayed).toBe(false);
     expect(theirs.token).not.toBe(mine.token);
     expect(await tokensOf(other.accountId)).toEqual([theirs.token]);
@@ -525,8 +522,8 @@ describe('createScenario with an Idempotency-Key', () => {
 
   it('lets a record 24 hours old give way to a new create with the same key', async () => {
     const start = Date.now() - DAY;
-    const first = await createScenario(env.DB, owner.at(start), input(), newEventId(), { key: 'aged', requestHash: 'body-1' });
-    const later = await createScenario(env.DB, owner.at(start + DAY), input({ year: 2035 }), newEventId(), { key: 'aged', requestHash: 'body-2' });
+    const first = await createScenario(keyed(env.DB, owner.at(start), 'write'), input(), newEventId(), { key: 'aged', requestHash: 'body-1' });
+    const later = await createScenario(keyed(env.DB, owner.at(start + DAY), 'write'), input({ year: 2035 }), newEventId(), { key: 'aged', requestHash: 'body-2' });
     expect(later.replayed).toBe(false);
     expect(later.token).not.toBe(first.token);
     expect(await recordsOf(owner.accountId)).toEqual([{ key: 'aged', scenario_token: later.token, request_hash: 'body-2', created_at: start + DAY }]);
@@ -536,17 +533,17 @@ describe('createScenario with an Idempotency-Key', () => {
 
   it('keeps a record younger than 24 hours: a replay, or a conflict for another body', async () => {
     const start = Date.now() - DAY;
-    const first = await createScenario(env.DB, owner.at(start), input(), newEventId(), { key: 'young', requestHash: 'body-1' });
-    const replay = await createScenario(env.DB, owner.at(start + DAY - 1), input(), newEventId(), { key: 'young', requestHash: 'body-1' });
+    const first = await createScenario(keyed(env.DB, owner.at(start), 'write'), input(), newEventId(), { key: 'young', requestHash: 'body-1' });
+    const replay = await createScenario(keyed(env.DB, owner.at(start + DAY - 1), 'write'), input(), newEventId(), { key: 'young', requestHash: 'body-1' });
     expect([replay.replayed, replay.token]).toEqual([true, first.token]);
-    await expectApiError(createScenario(env.DB, owner.at(start + DAY - 1), input(), newEventId(), { key: 'young', requestHash: 'body-2' }), 'idempotency_conflict');
+    await expectApiError(createScenario(keyed(env.DB, owner.at(start + DAY - 1), 'write'), input(), newEventId(), { key: 'young', requestHash: 'body-2' }), 'idempotency_conflict');
     expect(await tokensOf(owner.accountId)).toEqual([first.token]);
   });
 
   it('creates afresh once the scenario it created was deleted (its stored reply went with it)', async () => {
-    const first = await createScenario(env.DB, owner.at(), input(), newEventId(), { key: 'again', requestHash: 'body-1' });
-    await deleteScenario(env.DB, owner.at(), first.token, newEventId());
-    const second = await createScenario(env.DB, owner.at(), input(), newEventId(), { key: 'again', requestHash: 'body-1' });
+    const first = await createScenario(keyed(env.DB, owner.at(), 'write'), input(), newEventId(), { key: 'again', requestHash: 'body-1' });
+    await deleteScenario(keyed(env.DB, owner.at(), 'write'), first.token, newEventId());
+    const second = await createScenario(keyed(env.DB, owner.at(), 'write'), input(), newEventId(), { key: 'again', requestHash: 'body-1' });
     expect(second.replayed).toBe(false);
     expect(await tokensOf(owner.accountId)).toEqual([second.token]);
     expect((await eventsOf(owner.accountId)).map((e) => [e.type, e.token])).toEqual([
@@ -561,13 +558,13 @@ describe('refused keys', () => {
   // Every call a key can make; the target scenario belongs to the key's own account, so only the
   // key check stands between the call and a write.
   const calls = (key: KeyCheck, token: string) => ({
-    list: () => listScenarios(env.DB, key, { limit: 10 }),
-    view: () => viewScenario(env.DB, key, token),
-    create: () => createScenario(env.DB, key, input(), newEventId()),
-    'create with Idempotency-Key': () => createScenario(env.DB, key, input(), newEventId(), { key: 'refused', requestHash: 'h' }),
-    save: () => saveScenario(env.DB, key, token, input({ year: 2050 }), newEventId()),
-    'save with versions': () => saveScenario(env.DB, key, token, input({ year: 2050 }), newEventId(), [1]),
-    delete: () => deleteScenario(env.DB, key, token, newEventId()),
+    list: () => listScenarios(keyed(env.DB, key, 'read'), { limit: 10 }),
+    view: () => viewScenario(keyed(env.DB, key, 'read'), token),
+    create: () => createScenario(keyed(env.DB, key, 'write'), input(), newEventId()),
+    'create with Idempotency-Key': () => createScenario(keyed(env.DB, key, 'write'), input(), newEventId(), { key: 'refused', requestHash: 'h' }),
+    save: () => saveScenario(keyed(env.DB, key, 'write'), token, input({ year: 2050 }), newEventId()),
+    'save with versions': () => saveScenario(keyed(env.DB, key, 'write'), token, input({ year: 2050 }), newEventId(), [1]),
+    delete: () => deleteScenario(keyed(env.DB, key, 'write'), token, newEventId()),
   });
 
   const refusedKeys: [KeyRefusal, () => Promise<KeyCheck>][] = [
@@ -582,12 +579,14 @@ describe('refused keys', () => {
     ['expired', async () => (await newKey({ accountId: owner.accountId, expiresAt: Date.now() - 1 })).at()],
     ['unknown', async () => ({ keyHash: await hashApiKey(generateApiKey()), now: Date.now(), address: ADDRESS })],
     [
-      // The owner's own valid key, from a throttled address: refused like any other.
+      // A revoked key from a throttled address: a failing credential, refused as throttled (429).
       'throttled',
       async () => {
+        const key = await newKey({ accountId: owner.accountId });
+        await revokeApiKey(env.DB, key.keyId, Date.now());
         const address = '192.0.2.99';
         await throttleAddress(env.DB, address, Date.now() + 60_000);
-        return { ...owner.at(), address };
+        return { ...key.at(), address };
       },
     ],
   ];
@@ -604,12 +603,22 @@ describe('refused keys', () => {
     expect(await snapshot()).toEqual(before);
   });
 
+  it("the owner's valid key from a throttled address keeps working: a lockout protects nothing", async () => {
+    const { token } = await created(owner);
+    const address = '192.0.2.98';
+    await throttleAddress(env.DB, address, Date.now() + 60_000);
+    const all = calls({ ...owner.at(), address }, token);
+    expect((await all.view()).token).toBe(token);
+    await all.save();
+    expect(JSON.parse((await all.view()).scenarioData).year).toBe(2050);
+  });
+
   it('a read-only key reads, and is refused as read_only for every write, writing nothing', async () => {
     const row = await created(owner);
     const reader = (await newKey({ accountId: owner.accountId, scope: 'read' })).at();
     const all = calls(reader, row.token);
     expect(idsOf((await all.list()).rows)).toEqual([row.id]);
-    expect((await all.view()).scenario).toEqual(row);
+    expect(await all.view()).toEqual(row);
     const before = await snapshot();
     for (const name of ['create', 'create with Idempotency-Key', 'save', 'save with versions', 'delete'] as const) {
       await expectRefused(all[name](), 'read_only').catch((error: unknown) => {
@@ -623,19 +632,19 @@ describe('refused keys', () => {
     const expiresAt = Date.now() + 60_000;
     const key = await newKey({ accountId: owner.accountId, expiresAt });
     const row = await created(owner);
-    const saved = await saveScenario(env.DB, key.at(expiresAt - 1), row.token, input({ year: 2044 }), newEventId());
+    const saved = await saveScenario(keyed(env.DB, key.at(expiresAt - 1), 'write'), row.token, input({ year: 2044 }), newEventId());
     expect(saved.scenario.version).toBe(2);
     const before = await snapshot();
-    await expectRefused(saveScenario(env.DB, key.at(expiresAt), row.token, input({ year: 2045 }), newEventId()), 'expired');
-    await expectRefused(createScenario(env.DB, key.at(expiresAt), input(), newEventId()), 'expired');
-    await expectRefused(deleteScenario(env.DB, key.at(expiresAt), row.token, newEventId()), 'expired');
+    await expectRefused(saveScenario(keyed(env.DB, key.at(expiresAt), 'write'), row.token, input({ year: 2045 }), newEventId()), 'expired');
+    await expectRefused(createScenario(keyed(env.DB, key.at(expiresAt), 'write'), input(), newEventId()), 'expired');
+    await expectRefused(deleteScenario(keyed(env.DB, key.at(expiresAt), 'write'), row.token, newEventId()), 'expired');
     expect(await snapshot()).toEqual(before);
   });
 
   it('a revoked key names its revocation even when it has also expired', async () => {
     const key = await newKey({ accountId: owner.accountId, expiresAt: Date.now() - 1 });
     await revokeApiKey(env.DB, key.keyId, Date.now());
-    await expectRefused(listScenarios(env.DB, key.at(), { limit: 1 }), 'revoked');
+    await expectRefused(listScenarios(keyed(env.DB, key.at(), 'read'), { limit: 1 }), 'revoked');
   });
 });
 
@@ -646,7 +655,7 @@ describe('a call run again with the same event id, as a retry is', () => {
   it('create: a reply lost after the commit gives the created scenario, one row and one event', async () => {
     const eventId = newEventId();
     const d1 = faultyD1((n) => (n === 1 ? 'after' : undefined));
-    const result = await createScenario(d1.db, owner.at(), input(), eventId);
+    const result = await createScenario(keyed(d1.db, owner.at(), 'write'), input(), eventId);
     expect(d1.injected.after).toBe(1);
     expect(result.replayed).toBe(false);
     expect(await tokensOf(owner.accountId)).toEqual([result.token]);
@@ -657,7 +666,7 @@ describe('a call run again with the same event id, as a retry is', () => {
   it('create with an Idempotency-Key: the retry is the create itself, not a replay; one row, one record, one event', async () => {
     const eventId = newEventId();
     const d1 = faultyD1((n) => (n === 1 ? 'after' : undefined));
-    const result = await createScenario(d1.db, owner.at(), input(), eventId, { key: 'retried', requestHash: 'h' });
+    const result = await createScenario(keyed(d1.db, owner.at(), 'write'), input(), eventId, { key: 'retried', requestHash: 'h' });
     expect(d1.injected.after).toBe(1);
     expect(result.replayed).toBe(false);
     expect(await tokensOf(owner.accountId)).toEqual([result.token]);
@@ -670,9 +679,9 @@ describe('a call run again with the same event id, as a retry is', () => {
     ['with', { key: 'twice', requestHash: 'h' }],
   ] as const)('create %s an Idempotency-Key, called twice with one event id: the second call writes nothing', async (_, idempotency) => {
     const eventId = newEventId();
-    const first = await createScenario(env.DB, owner.at(), input(), eventId, idempotency);
+    const first = await createScenario(keyed(env.DB, owner.at(), 'write'), input(), eventId, idempotency);
     const before = await snapshot();
-    const second = await createScenario(env.DB, owner.at(), input(), eventId, idempotency);
+    const second = await createScenario(keyed(env.DB, owner.at(), 'write'), input(), eventId, idempotency);
     expect(second.replayed).toBe(false);
     expect(second.token).toBe(first.token);
     expect(await snapshot()).toEqual(before);
@@ -683,8 +692,8 @@ describe('a call run again with the same event id, as a retry is', () => {
   it('save: called twice, the version moves once, both calls answer saved, one event', async () => {
     const row = await created(owner);
     const eventId = newEventId();
-    const first = await saveScenario(env.DB, owner.at(), row.token, input({ year: 2046 }), eventId);
-    const second = await saveScenario(env.DB, owner.at(), row.token, input({ year: 2046 }), eventId);
+    const first = await saveScenario(keyed(env.DB, owner.at(), 'write'), row.token, input({ year: 2046 }), eventId);
+    const second = await saveScenario(keyed(env.DB, owner.at(), 'write'), row.token, input({ year: 2046 }), eventId);
     expect([first.scenario.version, second.scenario.version]).toEqual([2, 2]);
     expect((await rowOf(row.token))?.version).toBe(2);
     expect((await typesOf(owner.accountId)).slice(1)).toEqual([[eventId, 'scenario.saved', row.token, 2]]);
@@ -693,9 +702,9 @@ describe('a call run again with the same event id, as a retry is', () => {
   it('save with versions: called again after its own commit it answers saved, not 412', async () => {
     const row = await created(owner);
     const eventId = newEventId();
-    await saveScenario(env.DB, owner.at(), row.token, input({ year: 2047 }), eventId, [1]);
+    await saveScenario(keyed(env.DB, owner.at(), 'write'), row.token, input({ year: 2047 }), eventId, [1]);
     const before = await snapshot();
-    const again = await saveScenario(env.DB, owner.at(), row.token, input({ year: 2047 }), eventId, [1]);
+    const again = await saveScenario(keyed(env.DB, owner.at(), 'write'), row.token, input({ year: 2047 }), eventId, [1]);
     expect(again.scenario.version).toBe(2);
     expect(await snapshot()).toEqual(before);
   });
@@ -704,7 +713,7 @@ describe('a call run again with the same event id, as a retry is', () => {
     const row = await created(owner);
     const eventId = newEventId();
     const d1 = faultyD1((n) => (n === 1 ? 'after' : undefined));
-    const saved = await saveScenario(d1.db, owner.at(), row.token, input({ year: 2048 }), eventId, [1]);
+    const saved = await saveScenario(keyed(d1.db, owner.at(), 'write'), row.token, input({ year: 2048 }), eventId, [1]);
     expect(d1.injected.after).toBe(1);
     expect(saved.scenario.version).toBe(2);
     expect((await rowOf(row.token))?.version).toBe(2);
@@ -714,11 +723,11 @@ describe('a call run again with the same event id, as a retry is', () => {
   it('delete: called again with its event id it still succeeds and writes nothing; another delete is not_found', async () => {
     const row = await created(owner);
     const eventId = newEventId();
-    await deleteScenario(env.DB, owner.at(), row.token, eventId);
+    await deleteScenario(keyed(env.DB, owner.at(), 'write'), row.token, eventId);
     const after = await snapshot();
-    await expect(deleteScenario(env.DB, owner.at(), row.token, eventId)).resolves.toMatchObject({ accountId: owner.accountId });
+    await expect(deleteScenario(keyed(env.DB, owner.at(), 'write'), row.token, eventId)).resolves.toBeUndefined();
     expect(await snapshot()).toEqual(after);
-    await expectApiError(deleteScenario(env.DB, owner.at(), row.token, newEventId()), 'not_found');
+    await expectApiError(deleteScenario(keyed(env.DB, owner.at(), 'write'), row.token, newEventId()), 'not_found');
     expect(await snapshot()).toEqual(after);
   });
 
@@ -726,7 +735,7 @@ describe('a call run again with the same event id, as a retry is', () => {
     const row = await created(owner);
     const eventId = newEventId();
     const d1 = faultyD1((n) => (n === 1 ? 'after' : undefined));
-    await deleteScenario(d1.db, owner.at(), row.token, eventId);
+    await deleteScenario(keyed(d1.db, owner.at(), 'write'), row.token, eventId);
     expect(d1.injected.after).toBe(1);
     expect(await rowOf(row.token)).toBeNull();
     expect((await typesOf(owner.accountId)).slice(1)).toEqual([[eventId, 'scenario.deleted', row.token, null]]);
