@@ -1,4 +1,4 @@
-// The admin API the account dashboard calls (DECISIONS: "Authentication and accounts").
+// The admin API the account dashboard calls (docs/decisions.md: "Authentication and accounts").
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, admin, api, createAccount, createAccountWithKey, createKey, uniqueEmail } from './helpers/api.ts';

@@ -80,7 +80,7 @@ describe('generated client: openapi-typescript + openapi-fetch', () => {
     expect(created.response.headers.get('Location')).toBe(`${BASE}/scenarios/${token}`);
 
     // List
-    const listed = await api.GET('/scenarios', { params: { query: { limit: '5' } } });
+    const listed = await api.GET('/scenarios', { params: { query: { limit: 5 } } });
     expect(listed.response.status).toBe(200);
     if (!listed.data) throw new Error(JSON.stringify(listed.error));
     expectTypeOf(listed.data.data[0]!.scenario_data.token).toEqualTypeOf<string>();
@@ -88,7 +88,7 @@ describe('generated client: openapi-typescript + openapi-fetch', () => {
     expect(listed.data.data.map((item) => item.token)).toEqual([token]);
     expect(listed.data.data[0]!.state).toEqual({ id: 36, name: 'New York', slug: 'new-york' });
 
-    const badQuery = await api.GET('/scenarios', { params: { query: { limit: '500' } } });
+    const badQuery = await api.GET('/scenarios', { params: { query: { limit: 500 } } });
     expect(badQuery.response.status).toBe(400);
     expect(badQuery.error).toMatchObject({ code: 'invalid_query', errors: [{ path: 'limit' }] });
 
@@ -150,7 +150,7 @@ describe('generated client: openapi-typescript + openapi-fetch', () => {
     const token = created.data.data.scenario.token;
     await api.POST('/scenarios/save', { body: { token, scenarioData: { ...household, year: 2027 } } });
 
-    const listed = await api.GET('/scenarios/{token}/revisions', { params: { path: { token }, query: { limit: '1' } } });
+    const listed = await api.GET('/scenarios/{token}/revisions', { params: { path: { token }, query: { limit: 1 } } });
     if (!listed.data) throw new Error(JSON.stringify(listed.error));
     expectTypeOf(listed.data.data[0]!.version).toEqualTypeOf<number>();
     expect(listed.data.data.map((r) => r.version)).toEqual([2]);

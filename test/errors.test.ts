@@ -1,4 +1,4 @@
-// Every row of the error table in DECISIONS, over HTTP: problem+json with the stable code, the
+// Every row of the error table in docs/decisions.md, over HTTP: problem+json with the stable code, the
 // status the table gives, and no change to stored data.
 import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';

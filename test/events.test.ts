@@ -1,4 +1,4 @@
-// GET /events (DECISIONS "Events and webhooks"): every change recorded with it and no event
+// GET /events (docs/decisions.md, "Events and webhooks"): every change recorded with it and no event
 // without its change, thin events, the list's pagination and type filter, accounts kept apart,
 // and one D1 round trip per request.
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// D1's transient faults (DECISIONS: "One round trip, and D1's transient faults"): a round trip that
+// D1's transient faults (docs/decisions.md: "One round trip, and D1's transient faults"): a round trip that
 // fails before it runs, or after it committed, is retried; a retry never applies a write twice and
 // recognises its own committed write; when the retries run out the answer is 503, never a 500.
 // The Worker runs as deployed, with its D1 binding wrapped to fail the chosen round trips.

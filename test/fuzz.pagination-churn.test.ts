@@ -2,7 +2,7 @@
 // forward with starting_after, or backward with endding_before (ending_before) — while the same
 // account creates and deletes scenarios between page fetches and concurrently with them, in random
 // interleavings. No item may be listed twice, and every item that existed throughout the walk must
-// be listed exactly once (DECISIONS.md: "pages never repeat or skip an item while others are
+// be listed exactly once (docs/decisions.md: "pages never repeat or skip an item while others are
 // created or deleted").
 import { fc, test } from '@fast-check/vitest';
 import { afterAll, describe, expect } from 'vitest';

@@ -1,4 +1,4 @@
-// POST /scenarios with an Idempotency-Key (DECISIONS: "Scenarios" → Create), and the hourly
+// POST /scenarios with an Idempotency-Key (docs/decisions.md: "Scenarios" → Create), and the hourly
 // clean-up of the stored replies.
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
@@ -103,7 +103,7 @@ describe('Idempotency-Key on POST /scenarios', () => {
     expect((await create(key, 'k'.repeat(255))).status).toBe(201);
     const before = await snapshot();
     const res = await create(key, 'k'.repeat(256));
-    // DECISIONS lists no code for a bad header; the service answers `invalid_header`.
+    // docs/decisions.md lists no code for a bad header; the service answers `invalid_header`.
     expectProblem(res, 400, 'invalid_header');
     expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual(['idempotency-key']);
     expect(await snapshot()).toEqual(before);

@@ -1,4 +1,4 @@
-// Scenario history (DECISIONS "Scenario revisions"): every create, save and restore records a
+// Scenario history (docs/decisions.md, "Scenario revisions"): every create, save and restore records a
 // revision in its own batch; list (newest first, keyset by version), view, restore (If-Match,
 // read keys refused), diff as an RFC 6902 patch; pruning at SCENARIO_REVISIONS_KEPT; delete
 // takes the history with it; another account's token is 404 everywhere.

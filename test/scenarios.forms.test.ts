@@ -1,5 +1,5 @@
 // The two response forms of a scenario (list item and detail) field by field and type by type, as the
-// spec and DECISIONS.md give them, and the create / view / save / delete exchanges around them:
+// spec and docs/decisions.md give them, and the create / view / save / delete exchanges around them:
 // status codes, Location, ETag and conditional requests, and the headers every reply carries.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { adult, api, BASE, child, createAccountWithKey, createScenario, scenarioData } from './helpers/api.ts';

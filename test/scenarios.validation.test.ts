@@ -1,4 +1,4 @@
-// The scenarioData rules of DECISIONS.md and every field of the spec's Adult and Child tables,
+// The scenarioData rules of docs/decisions.md and every field of the spec's Adult and Child tables,
 // through POST /scenarios (and POST/PUT /scenarios/save). Every refusal is a 422 problem that names
 // each bad field by its path, and changes nothing.
 import { beforeEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Webhook endpoints (DECISIONS "Events and webhooks"): the secret shown once, at most 10 per
+// Webhook endpoints (docs/decisions.md, "Events and webhooks"): the secret shown once, at most 10 per
 // account, event_types, accounts kept apart, read_write keys only, and the URL rules (SSRF).
 import { describe, expect, it } from 'vitest';
 import { checkWebhookUrl } from '../src/webhooks/url-rules.ts';

@@ -7,6 +7,7 @@
 import { env } from 'cloudflare:workers';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { keyed } from '../src/auth/keyed.ts';
+import { wrapD1 } from './helpers/wrapped-d1.ts';
 import { hashApiKey } from '../src/auth/api-key.ts';
 import { issueApiKey } from '../src/auth/issue-key.ts';
 import { insertAccount } from '../src/db/accounts.ts';
@@ -37,22 +38,16 @@ interface LossyD1 {
  */
 function replyLostAfterCommit(between: () => Promise<unknown>): LossyD1 {
   const state = { batches: 0, interleaved: false };
-  const db = new Proxy(env.DB, {
-    get(target, prop) {
-      if (prop === 'batch') {
-        return async (statements: D1PreparedStatement[]) => {
-          state.batches += 1;
-          const results = await target.batch(statements);
-          if (state.batches === 1) {
-            await between();
-            state.interleaved = true;
-            throw new Error(TRANSIENT_MESSAGE);
-          }
-          return results;
-        };
+  const db = wrapD1(env.DB, {
+    async batch(run) {
+      state.batches += 1;
+      const results = await run();
+      if (state.batches === 1) {
+        await between();
+        state.interleaved = true;
+        throw new Error(TRANSIENT_MESSAGE);
       }
-      const value = Reflect.get(target, prop, target) as unknown;
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      return results;
     },
   });
   return {

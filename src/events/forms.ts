@@ -2,7 +2,7 @@
 // Thin: the scenario's token and version, never its data.
 import { z } from '@hono/zod-openapi';
 import { EVENT_TYPES, type Event } from '../db/schema.ts';
-import { int, TimestampSchema } from '../http/openapi.ts';
+import { int, TimestampSchema } from '../http/scalars.ts';
 import { formatTimestamp } from '../http/timestamps.ts';
 
 export const EVENT_ID_PATTERN = /^evt_[0-9a-f]{32}$/;

@@ -1,29 +1,11 @@
-// OpenAPI pieces shared by every resource: the problem schema, response headers (registered once
-// as components and referenced by $ref), problem responses per route with their codes, and
-// bounded scalars. Bounds here describe what the service really sends or accepts.
+// How every resource documents its responses: the problem schema, response headers (registered
+// once as components and referenced by $ref), and problem responses per route with their codes.
+// The domain's scalars (ids, timestamps) are in ./scalars.ts.
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.ts';
 import { BOOKMARK_PATTERN, MAX_BODY_BYTES, REQUEST_ID_PATTERN } from './limits.ts';
+import { int } from './scalars.ts';
 import { ApiError, PROBLEM_STATUS, problemBody, type FieldError, type ProblemCode } from './problem.ts';
-
-export const MAX_INT32 = 2_147_483_647;
-/** Database ids: SQLite integers, exact in JSON up to 2^53 − 1. */
-export const MAX_ID = Number.MAX_SAFE_INTEGER;
-
-/** An integer with the bounds and format the document states. */
-export function int(min: number, max: number) {
-  return z.int().min(min).max(max).openapi({ format: max > MAX_INT32 || min < -MAX_INT32 - 1 ? 'int64' : 'int32' });
-}
-
-/** A record id (positive, int64). */
-export const idSchema = () => int(1, MAX_ID);
-
-export const TIMESTAMP_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
-export const TimestampSchema = z
-  .string()
-  .length(27)
-  .regex(TIMESTAMP_PATTERN)
-  .openapi({ format: 'date-time', description: 'ISO 8601, UTC, six fractional digits', example: '2026-11-21T08:14:03.512000Z' });
 
 const EXAMPLE_REQUEST_ID = '8f1e2d3c4b5a6978-AMS';
 

@@ -1,4 +1,4 @@
-// The list query every paginated resource shares (DECISIONS "Listing and pagination"): `limit`
+// The list query every paginated resource shares (docs/decisions.md, "Listing and pagination"): `limit`
 // 1–100 (default 10), `starting_after` / `endding_before` (spelled as in the spec; `ending_before`
 // is the same parameter), at most one cursor. Each resource gives its cursor's schema.
 import { z } from '@hono/zod-openapi';

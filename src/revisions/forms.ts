@@ -2,7 +2,7 @@
 // one place, with the zod schemas that document them.
 import { z } from '@hono/zod-openapi';
 import type { RevisionRow } from '../db/revisions.ts';
-import { idSchema, TimestampSchema } from '../http/openapi.ts';
+import { idSchema, TimestampSchema } from '../http/scalars.ts';
 import { formatTimestamp } from '../http/timestamps.ts';
 import { detailData, ScenarioDataDetailSchema, StateSummary, stateOf } from '../scenarios/forms.ts';
 

@@ -2,7 +2,7 @@
 // the zod schemas that document them in the OpenAPI document.
 import { z } from '@hono/zod-openapi';
 import type { Scenario } from '../db/schema.ts';
-import { idSchema, int, TimestampSchema } from '../http/openapi.ts';
+import { idSchema, int, TimestampSchema } from '../http/scalars.ts';
 import { formatTimestamp } from '../http/timestamps.ts';
 import type { StoredScenarioData } from './data.ts';
 import { ADULT_FIELDS, CHILD_FIELDS, DECIMAL_MAX_LENGTH, DECIMAL_PATTERN, MAX_MEMBERS, PROGRAMS, TOKEN_PATTERN } from './schema.ts';

@@ -4,7 +4,7 @@ import { z } from '@hono/zod-openapi';
 import { EVENT_TYPES, type WebhookDelivery, type WebhookEndpoint } from '../db/schema.ts';
 import { eventTypesOf } from '../db/webhooks.ts';
 import { EventIdSchema } from '../events/forms.ts';
-import { idSchema, int, TimestampSchema } from '../http/openapi.ts';
+import { idSchema, int, TimestampSchema } from '../http/scalars.ts';
 import { formatTimestamp } from '../http/timestamps.ts';
 import { WEBHOOK_DESCRIPTION_MAX } from './limits.ts';
 

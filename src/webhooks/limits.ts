@@ -1,6 +1,6 @@
 // Webhook limits, read by the routes, the workflows and the delivery; imports nothing.
 
-/** Endpoints an account may hold (DECISIONS "Events and webhooks"). */
+/** Endpoints an account may hold (docs/decisions.md, "Events and webhooks"). */
 export const WEBHOOK_ENDPOINTS_PER_ACCOUNT = 10;
 export const WEBHOOK_DESCRIPTION_MAX = 500;
 /** A receiver has this long to answer an attempt (Standard Webhooks suggests 15 s at most). */

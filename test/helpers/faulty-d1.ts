@@ -2,6 +2,7 @@
 // runs (nothing happened), or after it committed (the work is done, the reply is lost). Local D1
 // never fails by itself; this is how the service's retries are put to the test.
 import { env } from 'cloudflare:workers';
+import { wrapD1 } from './wrapped-d1.ts';
 
 export type Fault = 'before' | 'after';
 
@@ -14,15 +15,6 @@ export interface FaultyD1 {
   readonly calls: number;
   /** Faults injected so far, by kind. */
   readonly injected: Record<Fault, number>;
-}
-
-const TERMINAL = new Set(['all', 'run', 'first', 'raw']);
-const REAL = Symbol('real statement');
-
-/** Calls a method on its own target: D1's objects refuse to run with a Proxy as `this`. */
-function forward<T extends object>(target: T, prop: string | symbol): unknown {
-  const value = Reflect.get(target, prop, target);
-  return typeof value === 'function' ? value.bind(target) : value;
 }
 
 /** `plan(n)` decides the fate of the n-th round trip (1-based): a fault, or none. */
@@ -44,34 +36,8 @@ export function faultyD1(plan: (call: number) => Fault | undefined): FaultyD1 {
     return result;
   }
 
-  const wrapStatement = (statement: D1PreparedStatement): D1PreparedStatement =>
-    new Proxy(statement, {
-      get(target, prop) {
-        if (prop === REAL) return target;
-        if (prop === 'bind') return (...values: unknown[]) => wrapStatement(target.bind(...values));
-        if (typeof prop === 'string' && TERMINAL.has(prop)) {
-          return (...args: unknown[]) => roundTrip(() => (Reflect.get(target, prop, target) as (...a: unknown[]) => Promise<unknown>).apply(target, args));
-        }
-        return forward(target, prop);
-      },
-    });
-
-  const real = (statement: D1PreparedStatement): D1PreparedStatement =>
-    (statement as unknown as Record<symbol, D1PreparedStatement>)[REAL] ?? statement;
-
-  function wrapHandle<T extends D1Database | D1DatabaseSession>(handle: T): T {
-    return new Proxy(handle, {
-      get(target, prop) {
-        if (prop === 'prepare') return (query: string) => wrapStatement(target.prepare(query));
-        if (prop === 'batch') return (statements: D1PreparedStatement[]) => roundTrip(() => target.batch(statements.map(real)));
-        if (prop === 'withSession') return (constraint?: string) => wrapHandle((target as D1Database).withSession(constraint));
-        return forward(target, prop);
-      },
-    });
-  }
-
   return {
-    db: wrapHandle(env.DB),
+    db: wrapD1(env.DB, { statement: roundTrip, batch: (run) => roundTrip(run) }),
     get calls() {
       return state.calls;
     },

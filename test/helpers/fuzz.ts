@@ -1,5 +1,5 @@
 // Shared pieces of the property-based tests (fuzz.*.test.ts, concurrency.test.ts): arbitraries of
-// valid scenario data built from the rules of DECISIONS.md with the normalised form the service
+// valid scenario data built from the rules of docs/decisions.md with the normalised form the service
 // must store, a ring of API keys (the per-key limit is 600 requests a minute), bounded
 // concurrency, and the rows of one account straight from D1 (to prove a refusal changed nothing).
 import { env } from 'cloudflare:workers';

@@ -2,13 +2,16 @@
 // walking every page of an account's list. They build on api.ts and drive the real Worker.
 import { expect } from 'vitest';
 import { api, scenarioData, type Reply } from './api.ts';
+import { expectProblem } from './contract.ts';
+
+// One problem assertion and one timestamp pattern for every test (contract.ts).
+export { expectProblem, TIMESTAMP } from './contract.ts';
 
 export interface FieldError {
   path: string;
   message: string;
 }
 
-export const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
 export const TOKEN = /^[1-9]\d{14}$/;
 
 /** The 19 program values, exactly as the spec lists them. */
@@ -16,20 +19,6 @@ export const SPEC_PROGRAMS = [
   'actc', 'ctc', 'eitc', 'state_tax', 'state_eitc', 'child_care', 'tanf', 'ssi', 'liheap', 'fica',
   'snap', 'medic_aid', 'hix_ptc', 'chip', 'housing', 'wic', 'pandemic', 'fed_tax', 'nslp',
 ] as const;
-
-/** An RFC 9457 problem with the status and stable code the contract names. */
-export function expectProblem(res: Reply, status: number, code: string): void {
-  expect(res.status, res.text).toBe(status);
-  expect(res.headers.get('Content-Type')).toMatch(/^application\/problem\+json/);
-  expect(res.body).toMatchObject({
-    type: expect.any(String),
-    title: expect.any(String),
-    status,
-    detail: expect.any(String),
-    code,
-    request_id: expect.any(String),
-  });
-}
 
 /** A 422 validation_failed whose `errors` all have a path and a message; returns the errors. */
 export function expectValidationFailed(res: Reply): FieldError[] {

@@ -1,0 +1,53 @@
+// Configuration is read once (src/env.ts readConfig), with each default beside its var's name.
+// What only wrangler.toml can hold (rate-limit bindings' limits, cron schedules) is named in
+// src/env.ts too; these tests read wrangler.toml so that no value must be kept equal by hand.
+import { describe, expect, it } from 'vitest';
+import wranglerToml from '../wrangler.toml?raw';
+import { AUTH_FAILURES_PER_MINUTE, CRONS, DEFAULT_CONFIG, readConfig } from '../src/env.ts';
+
+/** The [vars] section of wrangler.toml, as the Worker gets it. */
+function wranglerVars(): Record<string, string> {
+  const section = /^\[vars\]\n([\s\S]*?)(?=^\[)/m.exec(wranglerToml)?.[1] ?? '';
+  return Object.fromEntries([...section.matchAll(/^([A-Z_]+)\s*=\s*"([^"]*)"/gm)].map((m) => [m[1], m[2]]));
+}
+
+/** The `simple.limit` of the [[ratelimits]] binding named `name`. */
+function rateLimit(name: string): number {
+  const block = wranglerToml.split('[[ratelimits]]').find((section) => new RegExp(`^name\\s*=\\s*"${name}"`, 'm').test(section));
+  return Number(/limit\s*=\s*(\d+)/.exec(block ?? '')?.[1]);
+}
+
+describe('configuration', () => {
+  it("wrangler.toml's vars are the defaults: a deployment that drops one behaves the same", () => {
+    const vars = wranglerVars();
+    expect(Object.keys(vars).sort()).toEqual(
+      ['CHART_URL_TTL_SECONDS', 'RATE_LIMIT_PER_MINUTE', 'SCENARIO_RETENTION_DAYS', 'SCENARIO_REVISIONS_KEPT', 'WEBHOOK_ALLOW_LOOPBACK', 'WEBHOOK_RETRY_BASE_SECONDS'].sort(),
+    );
+    expect(readConfig(vars)).toEqual(DEFAULT_CONFIG);
+    expect(readConfig({})).toEqual(DEFAULT_CONFIG);
+  });
+
+  it('reads each var, and takes the default for junk', () => {
+    const config = readConfig({
+      SCENARIO_RETENTION_DAYS: '30',
+      SCENARIO_REVISIONS_KEPT: '5',
+      CHART_URL_TTL_SECONDS: '60',
+      RATE_LIMIT_PER_MINUTE: '1200',
+      WEBHOOK_RETRY_BASE_SECONDS: '0',
+      WEBHOOK_ALLOW_LOOPBACK: 'true',
+    });
+    expect(config).toEqual({ retentionDays: 30, revisionsKept: 5, chartUrlTtlSeconds: 60, rateLimitPerMinute: 1200, webhookRetryBaseSeconds: 0, webhookAllowLoopback: true });
+    const junk = readConfig({ SCENARIO_REVISIONS_KEPT: '0', CHART_URL_TTL_SECONDS: '1.5', RATE_LIMIT_PER_MINUTE: 'many', WEBHOOK_RETRY_BASE_SECONDS: '-1', WEBHOOK_ALLOW_LOOPBACK: 'yes' });
+    expect(junk).toEqual(DEFAULT_CONFIG);
+  });
+
+  it('the per-key limit quoted in replies is the limiter binding’s, and the failed-auth limit is its binding’s', () => {
+    expect(rateLimit('KEY_RATE_LIMITER')).toBe(DEFAULT_CONFIG.rateLimitPerMinute);
+    expect(rateLimit('AUTH_FAILURE_LIMITER')).toBe(AUTH_FAILURES_PER_MINUTE);
+  });
+
+  it("the Worker's crons are wrangler.toml's triggers", () => {
+    const crons = /^crons\s*=\s*\[([^\]]*)\]/m.exec(wranglerToml)?.[1] ?? '';
+    expect([...crons.matchAll(/"([^"]+)"/g)].map((m) => m[1]).sort()).toEqual(Object.values(CRONS).sort());
+  });
+});
