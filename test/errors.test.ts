@@ -280,3 +280,26 @@ describe('HEAD and OPTIONS', () => {
     expect(error.headers.get('Access-Control-Allow-Origin')).toBe('*');
   });
 });
+
+describe('validation messages are in the API’s own words, not the validator’s', () => {
+  const RAW = /Invalid input|expected \w+, received|Too (big|small)|Invalid option/;
+
+  it('names a missing field as required, a wrong type by what it must be, and a bound by its limit', async () => {
+    const { key } = await createAccountWithKey();
+    const res = await api(key).post('/scenarios', { scenarioData: { programs: 'ctc', adult: [{ age: 131, wage_rate: '10' }] } });
+    expectProblem(res, 422, 'validation_failed');
+    const messages = Object.fromEntries((res.body.errors as { path: string; message: string }[]).map((e) => [e.path, e.message]));
+    expect(messages['scenarioData.year']).toBe('is required');
+    expect(messages['scenarioData.programs']).toBe('must be an array');
+    expect(messages['scenarioData.adult[0].age']).toBe('must be at most 130');
+    for (const message of Object.values(messages)) expect(message).not.toMatch(RAW);
+  });
+
+  it('names a missing query parameter as required (diff without from)', async () => {
+    const { key } = await createAccountWithKey();
+    const { token } = await createScenario(key);
+    const res = await api(key).get(`/scenarios/${token}/diff`);
+    expectProblem(res, 400, 'invalid_query');
+    expect(res.body.errors).toEqual([{ path: 'from', message: 'is required' }]);
+  });
+});

@@ -196,8 +196,8 @@ const EXAMPLE_DETAIL_BY_GUARD: Partial<Record<Guard, Partial<Record<ProblemCode,
 
 const EXAMPLE_ERRORS: Partial<Record<ProblemCode, FieldError[]>> = {
   invalid_query: [{ path: 'limt', message: 'is not a known field' }],
-  invalid_header: [{ path: 'idempotency-key', message: 'Too big: expected string to have <=255 characters' }],
-  validation_failed: [{ path: 'scenarioData.adult[0].age', message: 'Too big: expected number to be <=130' }],
+  invalid_header: [{ path: 'idempotency-key', message: 'must be at most 255 characters long' }],
+  validation_failed: [{ path: 'scenarioData.adult[0].age', message: 'must be at most 130' }],
 };
 
 interface ProblemResponse {

@@ -13,6 +13,42 @@ export function formatPath(path: ReadonlyArray<PropertyKey>): string {
   return out;
 }
 
+const NOUNS: Record<string, string> = {
+  number: 'a number',
+  int: 'an integer',
+  integer: 'an integer',
+  string: 'a string',
+  boolean: 'true or false',
+  array: 'an array',
+  object: 'a JSON object',
+  record: 'a JSON object',
+  null: 'null',
+};
+
+/**
+ * zod's own wording ("Invalid input: expected number, received undefined") said as the rest of
+ * the API says it ("is required", "must be a number"); messages the schemas set themselves pass
+ * through as they are.
+ */
+export function friendly(message: string): string {
+  const type = /^Invalid input: expected (\w+), received (\w+)$/.exec(message);
+  if (type) return type[2] === 'undefined' ? 'is required' : `must be ${NOUNS[type[1] ?? ''] ?? type[1]}`;
+  if (message === 'Invalid input: expected an integer') return 'must be an integer';
+  const bound = /^Too (big|small): expected (\w+) to (?:have|be) ([<>]=?)(-?[\d.]+)(?: (\w+))?$/.exec(message);
+  if (bound) {
+    const [, , subject, relation, limit, unit] = bound;
+    const word = relation?.startsWith('<') ? (relation === '<' ? 'less than' : 'at most') : relation === '>' ? 'more than' : 'at least';
+    if (subject === 'string') return `must be ${word} ${limit} character${limit === '1' ? '' : 's'} long`;
+    if (subject === 'array' || subject === 'set') return `must have ${word} ${limit} item${limit === '1' ? '' : 's'}`;
+    return `must be ${word} ${limit}${unit ? ` ${unit}` : ''}`;
+  }
+  const option = /^Invalid option: expected one of (.*)$/.exec(message);
+  if (option) return `must be one of ${option[1]?.replaceAll('|', ', ')}`;
+  if (/^Invalid string: must match pattern/.test(message)) return 'is not in the expected format';
+  if (message === 'Invalid input') return 'is not valid here';
+  return message;
+}
+
 export function fieldErrors(error: z.ZodError): FieldError[] {
   const errors: FieldError[] = [];
   for (const issue of error.issues) {
@@ -20,7 +56,7 @@ export function fieldErrors(error: z.ZodError): FieldError[] {
       // One entry per unknown field, named by its full path, so typos are easy to find.
       for (const key of issue.keys) errors.push({ path: formatPath([...issue.path, key]), message: 'is not a known field' });
     } else {
-      errors.push({ path: formatPath(issue.path), message: issue.message });
+      errors.push({ path: formatPath(issue.path), message: friendly(issue.message) });
     }
   }
   return errors;

@@ -75,9 +75,9 @@ function integer(min: number, max: number) {
     .check((payload) => {
       // One message per bad value: not an integer, or else out of range.
       const n = payload.value;
-      if (!Number.isInteger(n)) report(payload, 'Invalid input: expected an integer');
-      else if (n < min) report(payload, `Too small: expected number to be >=${min}`);
-      else if (n > max) report(payload, `Too big: expected number to be <=${max}`);
+      if (!Number.isInteger(n)) report(payload, 'must be an integer');
+      else if (n < min) report(payload, `must be at least ${min}`);
+      else if (n > max) report(payload, `must be at most ${max}`);
     })
     .openapi({ type: 'integer', format: 'int32', minimum: min, maximum: max });
 }
