@@ -59,7 +59,7 @@ export default defineConfig(async () => {
   const receiver = await startReceiver();
   return {
     // As in the Worker bundle (wrangler.toml [alias]): the tests run the same zod.
-    resolve: { alias: { zod: path.join(import.meta.dirname, 'src/zod/index.ts') } },
+    resolve: { alias: { zod: path.join(import.meta.dirname, 'src/zod-trimmed/index.ts') } },
     plugins: [
       cloudflareTest({
         wrangler: { configPath: './wrangler.toml' },

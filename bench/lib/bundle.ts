@@ -65,7 +65,7 @@ export async function bundlePlain(entry: string, outdir: string, { minify = true
     platform: 'neutral',
     conditions: ['workerd', 'worker', 'browser'],
     ...(importsService
-      ? { mainFields: ['module', 'main'], external: ['node:*', 'cloudflare:*'], alias: { zod: './src/zod/index.ts' } }
+      ? { mainFields: ['module', 'main'], external: ['node:*', 'cloudflare:*'], alias: { zod: './src/zod-trimmed/index.ts' } }
       : {}),
     logLevel: 'warning',
   });
