@@ -68,8 +68,11 @@ export default defineConfig(async () => {
           cf: false,
           bindings: {
             TEST_MIGRATIONS: migrations,
-            ADMIN_TOKEN: 'test-admin-token-0123456789',
+            // At least 32 characters: a shorter admin token switches the admin API off.
+            ADMIN_TOKEN: 'test-admin-token-0123456789abcdefghijklmnop',
             CHART_SIGNING_KEY: 'test-chart-signing-key',
+            // One key, id "test1" (32 bytes, base64); tests of key rotation add their own.
+            WEBHOOK_SECRET_KEYS: 'test1:dGVzdC13ZWJob29rLXNlY3JldC1rZXktMzItYnl0ZXM=',
             // Retention on, so expiry can be tested by backdating rows (fresh ones stay live).
             SCENARIO_RETENTION_DAYS: '30',
             // Deliveries go to the loopback receiver above, and retries follow at once (the

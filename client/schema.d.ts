@@ -284,6 +284,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook_endpoints/{id}/rotate_secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's secret
+         * @description A new signing secret, in this reply only. The replaced secret keeps signing beside it for expires_in seconds (default 24 hours; 0: it stops at once): until then every delivery carries both signatures (webhook-signature: v1,<new> v1,<old>), so a receiver can switch to the new secret at any time in between. A second rotation drops a previous secret still running.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook_endpoints/{id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a webhook endpoint
+         * @description Turns a disabled endpoint back on (one is disabled once every delivery attempt has failed for 3 days): events of changes made from now on are delivered to it. Enabling an enabled endpoint changes nothing.
+         */
+        post: operations["enableWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhook_endpoints/{id}/deliveries": {
         parameters: {
             query?: never;
@@ -947,6 +987,11 @@ export interface components {
             /** @example Benefits calculator */
             description: string | null;
             /**
+             * @description disabled once every delivery attempt has failed for 3 days: nothing is delivered until it is enabled again (POST …/enable)
+             * @enum {string}
+             */
+            status: "enabled" | "disabled";
+            /**
              * Format: date-time
              * @description ISO 8601, UTC, six fractional digits
              * @example 2026-11-21T08:14:03.512000Z
@@ -1002,11 +1047,68 @@ export interface components {
             /** @example Benefits calculator */
             description: string | null;
             /**
+             * @description disabled once every delivery attempt has failed for 3 days: nothing is delivered until it is enabled again (POST …/enable)
+             * @enum {string}
+             */
+            status: "enabled" | "disabled";
+            /**
              * Format: date-time
              * @description ISO 8601, UTC, six fractional digits
              * @example 2026-11-21T08:14:03.512000Z
              */
             created_at: string;
+        };
+        RotatedWebhookSecret: {
+            /**
+             * @description we_ + 32 hex digits
+             * @example we_0d3f5a7c9e1b4d6f8a0c2e4b6d8f0a1c
+             */
+            id: string;
+            /**
+             * Format: uri
+             * @example https://hooks.example.com/scenario-service
+             */
+            url: string;
+            /**
+             * @example [
+             *       "scenario.created",
+             *       "scenario.saved",
+             *       "scenario.deleted"
+             *     ]
+             */
+            event_types: ("scenario.created" | "scenario.saved" | "scenario.deleted")[];
+            /** @example Benefits calculator */
+            description: string | null;
+            /**
+             * @description disabled once every delivery attempt has failed for 3 days: nothing is delivered until it is enabled again (POST …/enable)
+             * @enum {string}
+             */
+            status: "enabled" | "disabled";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, six fractional digits
+             * @example 2026-11-21T08:14:03.512000Z
+             */
+            created_at: string;
+            /**
+             * @description The new signing secret. Shown only in this reply: keep it.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw5Ec+RCTlNgA=
+             */
+            secret: string;
+            /**
+             * Format: date-time
+             * @description Until then every delivery carries two signatures (webhook-signature: v1,<new> v1,<old>); null: the old secret stopped at once
+             * @example 2026-11-21T08:14:03.512000Z
+             */
+            previous_secret_expires_at: string | null;
+        };
+        RotateWebhookSecret: {
+            /**
+             * Format: int32
+             * @description Seconds the replaced secret keeps signing deliveries beside the new one (default 86400, 24 hours; 0: it stops at once)
+             * @example 3600
+             */
+            expires_in?: number;
         };
         WebhookDeliveryList: {
             data: components["schemas"]["WebhookDelivery"][];
@@ -4299,6 +4401,7 @@ export interface operations {
                      *             "scenario.deleted"
                      *           ],
                      *           "description": "Benefits calculator",
+                     *           "status": "enabled",
                      *           "created_at": "2026-11-21T08:14:03.512000Z"
                      *         }
                      *       ]
@@ -4428,6 +4531,7 @@ export interface operations {
                      *         "scenario.deleted"
                      *       ],
                      *       "description": "Benefits calculator",
+                     *       "status": "enabled",
                      *       "created_at": "2026-11-21T08:14:03.512000Z",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw5Ec+RCTlNgA="
                      *     }
@@ -4587,6 +4691,7 @@ export interface operations {
                      *         "scenario.deleted"
                      *       ],
                      *       "description": "Benefits calculator",
+                     *       "status": "enabled",
                      *       "created_at": "2026-11-21T08:14:03.512000Z"
                      *     }
                      */
@@ -4710,6 +4815,310 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad request (code: invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid credentials (code: unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed (code: forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (code: not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable (code: unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint id: we_ + 32 hex digits */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "expires_in": 3600
+                 *     }
+                 */
+                "application/json": components["schemas"]["RotateWebhookSecret"];
+            };
+        };
+        responses: {
+            /** @description Rotated; the new secret is in this reply only */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "we_0d3f5a7c9e1b4d6f8a0c2e4b6d8f0a1c",
+                     *       "url": "https://hooks.example.com/scenario-service",
+                     *       "event_types": [
+                     *         "scenario.created",
+                     *         "scenario.saved",
+                     *         "scenario.deleted"
+                     *       ],
+                     *       "description": "Benefits calculator",
+                     *       "status": "enabled",
+                     *       "created_at": "2026-11-21T08:14:03.512000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw5Ec+RCTlNgA=",
+                     *       "previous_secret_expires_at": "2026-11-22T08:14:03.512000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RotatedWebhookSecret"];
+                };
+            };
+            /** @description Bad request (code: invalid_json, invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid credentials (code: unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed (code: forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (code: not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (code: payload_too_large) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (code: validation_failed) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable (code: unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    enableWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint id: we_ + 32 hex digits */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, enabled */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "we_0d3f5a7c9e1b4d6f8a0c2e4b6d8f0a1c",
+                     *       "url": "https://hooks.example.com/scenario-service",
+                     *       "event_types": [
+                     *         "scenario.created",
+                     *         "scenario.saved",
+                     *         "scenario.deleted"
+                     *       ],
+                     *       "description": "Benefits calculator",
+                     *       "status": "enabled",
+                     *       "created_at": "2026-11-21T08:14:03.512000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
             };
             /** @description Bad request (code: invalid_query) */
             400: {

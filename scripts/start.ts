@@ -17,7 +17,11 @@ const HOST = '127.0.0.1';
 const DEV_EMAIL = 'dev@example.com';
 // Beside the local database, so wiping .wrangler/state resets both together.
 const DEV_KEY_FILE = '.wrangler/state/dev-api-key';
-const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' };
+// X_LOCAL_OBSERVABILITY=false: wrangler dev's local trace store (a Durable Object under
+// .wrangler/state/v3/observability) records every request's full URL, query string included, so a
+// credential someone put in a URL (refused by the service, but received) would stay on disk. Its
+// traces are a convenience of the local explorer; the Worker's own logs say what failed.
+const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', X_LOCAL_OBSERVABILITY: 'false' };
 // Wrangler runs on this same Node (the one the project pins), whatever PATH says.
 const WRANGLER = ['node_modules/wrangler/bin/wrangler.js'];
 
@@ -25,16 +29,21 @@ const WRANGLER = ['node_modules/wrangler/bin/wrangler.js'];
 // refuses, and a failed delivery is retried after 1, 2, 4… seconds instead of 5, 10, 20… minutes.
 const DEV_VARS = ['WEBHOOK_ALLOW_LOOPBACK:true', 'WEBHOOK_RETRY_BASE_SECONDS:1'];
 
-// The secrets wrangler.toml requires; each gets its own random value, so none can be derived
-// from another.
-const SECRETS = ['ADMIN_TOKEN', 'CHART_SIGNING_KEY'];
+// The secrets wrangler.toml requires, each with how its random value is made; each gets its own,
+// so none can be derived from another.
+const SECRETS: Record<string, () => string> = {
+  ADMIN_TOKEN: () => randomBytes(32).toString('base64url'),
+  CHART_SIGNING_KEY: () => randomBytes(32).toString('base64url'),
+  // One AES-GCM key, id "dev1" (src/webhooks/secret-box.ts).
+  WEBHOOK_SECRET_KEYS: () => `dev1:${randomBytes(32).toString('base64')}`,
+};
 
 /** Adds a random value for every secret .dev.vars lacks (creating the file), keeping what is there. */
 function ensureDevVars(): void {
   const existing = existsSync('.dev.vars') ? readFileSync('.dev.vars', 'utf8') : '';
-  const missing = SECRETS.filter((name) => !new RegExp(`^\\s*(export\\s+)?${name}\\s*=\\s*\\S`, 'm').test(existing));
+  const missing = Object.keys(SECRETS).filter((name) => !new RegExp(`^\\s*(export\\s+)?${name}\\s*=\\s*\\S`, 'm').test(existing));
   if (missing.length === 0) return;
-  const lines = missing.map((name) => `${name}=${randomBytes(32).toString('base64url')}\n`).join('');
+  const lines = missing.map((name) => `${name}=${SECRETS[name]!()}\n`).join('');
   if (existing === '') writeFileSync('.dev.vars', `# Local secrets for wrangler dev (git-ignored).\n${lines}`, { mode: 0o600 });
   else appendFileSync('.dev.vars', `${existing.endsWith('\n') ? '' : '\n'}${lines}`);
   console.log(`${existing === '' ? 'Wrote' : 'Added to'} .dev.vars: a random ${missing.join(' and a random ')}.`);

@@ -124,13 +124,24 @@ function withLicense(generated: ReturnType<typeof app.getOpenAPI31Document>): Re
   return { ...generated, info: { ...generated.info, license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } } };
 }
 
-app.get('/openapi.json', (c) =>
-  c.json(
-    { ...openApiDocument(), servers: [{ url: new URL(c.req.url).origin, description: 'The deployment that served this document', 'x-internal': false }] },
-    200,
-    { 'Cache-Control': 'public, max-age=300' },
-  ),
-);
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
+
+/**
+ * The `servers` entry of the served document: the origin it was served from, and which
+ * environment that is (OWASP API9, "inventory-environment"): `npm start` serves on loopback;
+ * anything else is a deployment, which this project runs as production only.
+ */
+export function servedFrom(requestUrl: string) {
+  const { origin, hostname } = new URL(requestUrl);
+  const local = LOOPBACK_HOST.test(hostname);
+  return {
+    url: origin,
+    description: local ? 'Local development (npm start): the server that served this document' : 'Production: the deployment that served this document',
+    'x-internal': local,
+  };
+}
+
+app.get('/openapi.json', (c) => c.json({ ...openApiDocument(), servers: [servedFrom(c.req.url)] }, 200, { 'Cache-Control': 'public, max-age=300' }));
 
 const { onError, notFound } = errorHandlers(routeTable);
 app.onError(onError);

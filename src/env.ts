@@ -7,13 +7,22 @@ import type { Caller, Keyed } from './auth/keyed.ts';
 import type { Session } from './db/statement.ts';
 
 export interface Secrets {
-  /** Bearer token of the admin API. Unset: the admin API refuses everyone. */
+  /**
+   * Bearer token of the admin API (the account dashboard). Unset or shorter than 32 characters:
+   * every admin route is a 500 naming it.
+   */
   ADMIN_TOKEN?: string;
   /**
    * HMAC key of chart_img URLs; shares nothing with ADMIN_TOKEN. Unset (or equal to ADMIN_TOKEN): the
    * replies that carry chart_img (view, create, save) and the chart itself are a 500 naming it.
    */
   CHART_SIGNING_KEY?: string;
+  /**
+   * The keys that seal webhook signing secrets at rest: `<id>:<base64 of 32 bytes>`, separated by
+   * commas or spaces; the first seals, every one listed opens (src/webhooks/secret-box.ts). Unset:
+   * creating an endpoint or rotating its secret is a 500 naming it, and deliveries wait for it.
+   */
+  WEBHOOK_SECRET_KEYS?: string;
 }
 
 export type Bindings = Env & Secrets;

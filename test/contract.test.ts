@@ -48,7 +48,7 @@ describe('the OpenAPI document lists exactly what the app serves', () => {
     const documented = operations.map((o) => `${o.method} ${o.path}`).sort();
     expect(documented).toEqual(servedRoutes());
     expect(documentedOperations().sort()).toEqual(documented);
-    expect(documented).toHaveLength(23);
+    expect(documented).toHaveLength(25);
   });
 
   it('names every operation with a unique camelCase operationId', () => {
@@ -73,6 +73,8 @@ describe('the OpenAPI document lists exactly what the app serves', () => {
       'GET /webhook_endpoints/{id}': 'viewWebhookEndpoint',
       'DELETE /webhook_endpoints/{id}': 'deleteWebhookEndpoint',
       'GET /webhook_endpoints/{id}/deliveries': 'listWebhookDeliveries',
+      'POST /webhook_endpoints/{id}/rotate_secret': 'rotateWebhookSecret',
+      'POST /webhook_endpoints/{id}/enable': 'enableWebhookEndpoint',
       'POST /admin/accounts': 'createAccount',
       'POST /admin/accounts/{id}/keys': 'createApiKey',
       'GET /admin/accounts/{id}/keys': 'listApiKeys',

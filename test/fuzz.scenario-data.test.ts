@@ -915,7 +915,7 @@ describe('random Authorization headers', () => {
     realKey = key;
     const revoked = await createKey(account.id);
     revokedKey = revoked.key;
-    const res = await send('DELETE', `/admin/keys/${revoked.id}`, { headers: { Authorization: 'Bearer test-admin-token-0123456789' } });
+    const res = await send('DELETE', `/admin/keys/${revoked.id}`, { headers: { Authorization: 'Bearer test-admin-token-0123456789abcdefghijklmnop' } });
     expect(res.status, res.text).toBe(200);
   });
 

@@ -15,7 +15,9 @@ import { findDeliveryTarget, markDeadLettered, pruneDeliveries, recordAttempt } 
 import { listEvents } from '../src/events/workflows.ts';
 import { ScenarioDataInputSchema } from '../src/scenarios/schema.ts';
 import { createScenario, newEventId } from '../src/scenarios/workflows.ts';
-import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, viewEndpoint } from '../src/webhooks/workflows.ts';
+import { keyRing, type KeyRing } from '../src/webhooks/secret-box.ts';
+import { createEndpoint, deleteEndpoint, enableEndpoint, listDeliveries, listEndpoints, rotateEndpointSecret, viewEndpoint } from '../src/webhooks/workflows.ts';
+import { newChangeId } from '../src/db/receipts.ts';
 import { scenarioData, uniqueEmail } from './helpers/api.ts';
 import { observedD1, type BoundStatement } from './helpers/observed-d1.ts';
 
@@ -44,12 +46,14 @@ describe('query plans of events and webhooks', () => {
   let key: KeyCheck;
   const eventIds: string[] = [];
   let endpointId: string;
+  let ring: KeyRing;
 
   beforeAll(async () => {
+    ring = await keyRing(env.WEBHOOK_SECRET_KEYS);
     const account = (await insertAccount(env.DB, { name: 'Plans', email: uniqueEmail(), now: Date.now() }))!;
     const issued = (await issueApiKey(env.DB, account.id, { name: null, scope: 'read_write', expiresAt: null, now: Date.now() }))!;
     key = { keyHash: await hashApiKey(issued.key), now: Date.now(), address: '192.0.2.9' };
-    endpointId = (await createEndpoint(keyed(env.DB, key, 'write'), { url: 'https://hooks.example.com/x', eventTypes: ['scenario.created'], description: null })).id;
+    endpointId = (await createEndpoint(keyed(env.DB, key, 'write'), ring, { url: 'https://hooks.example.com/x', eventTypes: ['scenario.created'], description: null })).endpoint.id;
     const input = ScenarioDataInputSchema.parse(scenarioData());
     for (let i = 0; i < 4; i++) {
       const eventId = newEventId();
@@ -72,16 +76,18 @@ describe('query plans of events and webhooks', () => {
     await expectIndexed((s) => listDeliveries(keyed(s, key, 'write'), endpointId, { limit: 10 }));
     await expectIndexed((s) => listDeliveries(keyed(s, key, 'write'), endpointId, { limit: 10, startingAfter: 1000 }));
     await expectIndexed((s) => listDeliveries(keyed(s, key, 'write'), endpointId, { limit: 10, endingBefore: 1 }));
-    await expectIndexed((s) => createEndpoint(keyed(s, key, 'write'), { url: 'https://hooks.example.com/y', eventTypes: ['scenario.saved'], description: null }));
-    const spare = (await createEndpoint(keyed(env.DB, key, 'write'), { url: 'https://hooks.example.com/z', eventTypes: ['scenario.saved'], description: null })).id;
-    await expectIndexed((s) => deleteEndpoint(keyed(s, key, 'write'), spare));
+    await expectIndexed((s) => createEndpoint(keyed(s, key, 'write'), ring, { url: 'https://hooks.example.com/y', eventTypes: ['scenario.saved'], description: null }));
+    const spare = (await createEndpoint(keyed(env.DB, key, 'write'), ring, { url: 'https://hooks.example.com/z', eventTypes: ['scenario.saved'], description: null })).endpoint.id;
+    await expectIndexed((s) => rotateEndpointSecret(keyed(s, key, 'write'), ring, spare, 60, newChangeId()));
+    await expectIndexed((s) => enableEndpoint(keyed(s, key, 'write'), spare));
+    await expectIndexed((s) => deleteEndpoint(keyed(s, key, 'write'), spare, newChangeId()));
   });
 
   it("runs the consumer's and the cron's statements from indexes", async () => {
     const eventId = eventIds[0]!;
     await expectIndexed((s) => dispatchEvent(s, eventId, Date.now()));
     await expectIndexed((s) => findDeliveryTarget(s, endpointId, eventId));
-    await expectIndexed((s) => recordAttempt(s, { endpointId, eventId, status: 500, error: null, now: Date.now() }));
+    await expectIndexed((s) => recordAttempt(s, { endpointId, eventId, status: 500, error: null, answered: 0, attemptKey: `plan:${Date.now()}`, disableAfterMs: 1000, now: Date.now() }));
     await expectIndexed((s) => markDeadLettered(s, endpointId, eventId));
     await expectIndexed((s) => findUndispatchedEvents(s, Date.now(), 100));
     await expectIndexed((s) => pruneDeliveries(s, 0));

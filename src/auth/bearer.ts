@@ -31,7 +31,7 @@ export function clientAddress(c: Context): string {
 // says only whether a request is allowed, so the remaining quota (RateLimit) is sent only where it
 // is known: on 429, where it is zero. Both limiters count per 60 s.
 const WINDOW_SECONDS = 60;
-const FAILED_AUTH_POLICY = `"failed-auth";q=${AUTH_FAILURES_PER_MINUTE};w=${WINDOW_SECONDS}`;
+export const FAILED_AUTH_POLICY = `"failed-auth";q=${AUTH_FAILURES_PER_MINUTE};w=${WINDOW_SECONDS}`;
 
 function keyPolicy(perMinute: number): string {
   return `"per-key";q=${perMinute};w=${WINDOW_SECONDS}`;

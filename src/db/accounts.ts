@@ -1,22 +1,39 @@
 // Accounts: the owners of keys and scenarios.
 import { sql } from 'drizzle-orm/sql/sql';
-import { runOne } from './execute.ts';
+import { runBatch, runOne } from './execute.ts';
+import { newChangeId } from './receipts.ts';
 import { accounts, type Account } from './schema.ts';
 import { statement, type RawRow, type Session } from './statement.ts';
 
 function toAccount(row: RawRow): Account {
-  return { id: row.id as number, name: row.name as string, email: row.email as string, createdAt: row.created_at as number };
+  return {
+    id: row.id as number,
+    name: row.name as string,
+    email: row.email as string,
+    createdAt: row.created_at as number,
+    changeId: row.change_id as string | null,
+  };
 }
 
-const insert = statement<{ name: string; email: string; now: number }>(
-  () => sql`insert into ${accounts} (name, email, created_at)
-    values (${sql.placeholder('name')}, ${sql.placeholder('email')}, ${sql.placeholder('now')})
-    on conflict do nothing returning *`,
+type NewAccount = { name: string; email: string; now: number; changeId: string };
+
+const insert = statement<NewAccount>(
+  () => sql`insert into ${accounts} (name, email, created_at, change_id)
+    values (${sql.placeholder('name')}, ${sql.placeholder('email')}, ${sql.placeholder('now')}, ${sql.placeholder('changeId')})
+    on conflict do nothing`,
 );
 
-/** Creates an account; `null` when the e-mail address (in any case) is already taken. */
-export async function insertAccount(session: Session, input: { name: string; email: string; now: number }): Promise<Account | null> {
-  const [row] = await runOne(session, insert(session, input));
+const byChange = statement<{ changeId: string }>(() => sql`select * from ${accounts} where ${accounts.changeId} = ${sql.placeholder('changeId')}`);
+
+/**
+ * Creates an account; `null` when the e-mail address (in any case) is already taken. The account
+ * is read back by the id this call drew, so a retry after D1 lost the reply of the committed
+ * insert finds its own account (not the 409 its e-mail address would now get).
+ */
+export async function insertAccount(session: Session, input: { name: string; email: string; now: number; changeId?: string }): Promise<Account | null> {
+  const values = { ...input, changeId: input.changeId ?? newChangeId() };
+  const rows = await runBatch(session, { insert: insert(session, values), account: byChange(session, values) });
+  const [row] = rows.account;
   return row ? toAccount(row) : null;
 }
 

@@ -134,7 +134,9 @@ export async function touchKeyLastUsed(session: Session, keyId: number, now: num
   await runOne(session, touch(session, { keyId, now, staleBefore: now - granularityMs }));
 }
 
-// The key is inserted only if the account exists: one round trip, and no orphan key.
+// The key is inserted only if the account exists: one round trip, and no orphan key. Its hash is
+// drawn per request, so run again after it committed (D1 lost the reply), it inserts nothing and
+// the row read back by the hash is the key the first try stored: no 500, no second key.
 const insertKey = statement<{
   accountId: number;
   keyHash: string;
@@ -148,15 +150,17 @@ const insertKey = statement<{
     select ${accounts.id}, ${sql.placeholder('keyHash')}, ${sql.placeholder('prefix')}, ${sql.placeholder('name')},
       ${sql.placeholder('scope')}, ${sql.placeholder('expiresAt')}, ${sql.placeholder('now')}
     from ${accounts} where ${accounts.id} = ${sql.placeholder('accountId')}
-    returning *`,
+    on conflict do nothing`,
 );
+const keyByHash = statement<{ keyHash: string }>(() => sql`select * from ${apiKeys} where ${apiKeys.keyHash} = ${sql.placeholder('keyHash')}`);
 
 /** Stores a key of an account; `null` when there is no such account. */
 export async function insertApiKey(
   session: Session,
   input: { accountId: number; keyHash: string; prefix: string; name: string | null; scope: KeyScope; expiresAt: number | null; now: number },
 ): Promise<ApiKey | null> {
-  const [row] = await runOne(session, insertKey(session, input));
+  const rows = await runBatch(session, { insert: insertKey(session, input), key: keyByHash(session, input) });
+  const [row] = rows.key;
   return row ? toApiKey(row) : null;
 }
 

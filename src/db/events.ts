@@ -59,12 +59,13 @@ export const eventPages = {
 export const eventById = statement<{ eventId: string }>(() => sql`select * from ${events} where ${events.id} = ${p('eventId')}`);
 
 /**
- * The endpoints an event goes to: its account's, subscribed to its type, and created before it
- * (an endpoint receives the changes made after it was registered).
+ * The endpoints an event goes to: its account's, enabled, subscribed to its type, and created
+ * before it (an endpoint receives the changes made after it was registered).
  */
 export const subscribedEndpoints = statement<{ eventId: string }>(
   () => sql`select ${webhookEndpoints.id} as id from ${webhookEndpoints} inner join ${events} on ${events.id} = ${p('eventId')}
     where ${webhookEndpoints.accountId} = ${events.accountId} and ${webhookEndpoints.createdAt} <= ${events.createdAt}
+      and ${webhookEndpoints.status} = 'enabled'
       and exists (select 1 from json_each(${webhookEndpoints.eventTypes}) where value = ${events.type})
     order by ${webhookEndpoints.seq}`,
 );

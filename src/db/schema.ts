@@ -19,9 +19,16 @@ export const accounts = sqliteTable(
     name: text('name').notNull(),
     email: text('email').notNull(),
     createdAt: integer('created_at').notNull(),
+    // The id the admin request that created the account drew (null for accounts made before it
+    // was recorded): a retry after D1 lost the reply finds its own account by it, and answers 201
+    // instead of the 409 its e-mail address would now get.
+    changeId: text('change_id'),
   },
-  // E-mail addresses are unique regardless of case, as mail systems treat them.
-  (t) => [uniqueIndex('accounts_email_unique').on(sql`lower(${t.email})`)],
+  (t) => [
+    // E-mail addresses are unique regardless of case, as mail systems treat them.
+    uniqueIndex('accounts_email_unique').on(sql`lower(${t.email})`),
+    uniqueIndex('accounts_change_id_unique').on(t.changeId),
+  ],
 );
 
 export const apiKeys = sqliteTable(
@@ -167,8 +174,9 @@ export const events = sqliteTable(
 );
 
 // Where an account wants its events POSTed (at most WEBHOOK_ENDPOINTS_PER_ACCOUNT). The secret
-// signs every delivery (Standard Webhooks), so it is kept as issued, not hashed: it is shown once,
-// at creation, and never returned again.
+// signs every delivery (Standard Webhooks), so it cannot be hashed: it is stored sealed (AES-GCM
+// under a key of the WEBHOOK_SECRET_KEYS Worker secret, src/webhooks/secret-box.ts), shown once
+// (at creation or rotation) and never returned again.
 export const webhookEndpoints = sqliteTable(
   'webhook_endpoints',
   {
@@ -183,10 +191,25 @@ export const webhookEndpoints = sqliteTable(
     // JSON array of event types.
     eventTypes: text('event_types').notNull(),
     description: text('description'),
-    // `whsec_` + base64 of 32 random bytes.
+    // The signing secret (`whsec_` + base64 of 32 random bytes), sealed: base64 of the AES-GCM
+    // nonce and ciphertext, under the key `secret_key_id` names. A null key id marks a secret
+    // stored before sealing (plaintext); the hourly cron seals those, and re-seals secrets of a
+    // key that is no longer the first of WEBHOOK_SECRET_KEYS.
     secret: text('secret').notNull(),
+    secretKeyId: text('secret_key_id'),
+    // The secret before the last rotation, sealed the same way, and when it stops signing
+    // deliveries (null: there is none).
+    previousSecret: text('previous_secret'),
+    previousSecretKeyId: text('previous_secret_key_id'),
+    previousSecretExpiresAt: integer('previous_secret_expires_at'),
+    // `disabled` after every attempt has failed for 3 days (or by the dashboard): no deliveries.
+    status: text('status', { enum: ['enabled', 'disabled'] }).notNull().default('enabled'),
+    // The first failed attempt since the last answered one; null while the endpoint answers.
+    failingSince: integer('failing_since'),
     createdAt: integer('created_at').notNull(),
   },
+  // No CHECK on status: adding one to an existing table means rebuilding it, and dropping the old
+  // table would take its delivery attempts with it (on delete cascade). Only this code writes it.
   (t) => [uniqueIndex('webhook_endpoints_id_unique').on(t.id), index('webhook_endpoints_account_idx').on(t.accountId, t.seq)],
 );
 
@@ -208,9 +231,13 @@ export const webhookDeliveries = sqliteTable(
     error: text('error'),
     // 1 on the last attempt once the message went to the dead-letter queue: no more attempts.
     deadLettered: integer('dead_lettered').notNull().default(0),
+    // The queue message's id and attempt number: recording the same attempt again (a retry after
+    // D1 lost the reply) adds no row. Null for attempts recorded before it was.
+    attemptKey: text('attempt_key'),
     createdAt: integer('created_at').notNull(),
   },
   (t) => [
+    uniqueIndex('webhook_deliveries_attempt_key_unique').on(t.attemptKey),
     index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.id),
     index('webhook_deliveries_event_idx').on(t.endpointId, t.eventId),
     index('webhook_deliveries_created_idx').on(t.createdAt),
@@ -228,6 +255,18 @@ export const authThrottles = sqliteTable(
   },
   // The hourly prune removes lapsed rows by it.
   (t) => [index('auth_throttles_until_idx').on(t.until)],
+);
+
+// What a change that may leave no row behind did (an endpoint's delete, a secret's rotation), by
+// the id its request drew: a retry after D1 lost the reply of the committed change finds it here
+// and answers as the first try would have (a 204, not a 404). Kept 24 hours (the hourly cron).
+export const writeReceipts = sqliteTable(
+  'write_receipts',
+  {
+    id: text('id').primaryKey(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('write_receipts_created_idx').on(t.createdAt)],
 );
 
 export type Account = typeof accounts.$inferSelect;

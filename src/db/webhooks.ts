@@ -6,6 +6,7 @@ import { sql, type SQL } from 'drizzle-orm/sql/sql';
 import { accountOfKey, liveKey, type KeyCheck } from './api-keys.ts';
 import { eventById, toEvent } from './events.ts';
 import { runBatch, runOne } from './execute.ts';
+import { changeCommitted, receiptWhere } from './receipts.ts';
 import { apiKeys, webhookDeliveries, webhookEndpoints, type Event, type EventType, type WebhookDelivery, type WebhookEndpoint } from './schema.ts';
 import { statement, type RawRow, type Session } from './statement.ts';
 
@@ -20,6 +21,12 @@ export function toWebhookEndpoint(row: RawRow): WebhookEndpoint {
     eventTypes: row.event_types as string,
     description: row.description as string | null,
     secret: row.secret as string,
+    secretKeyId: row.secret_key_id as string | null,
+    previousSecret: row.previous_secret as string | null,
+    previousSecretKeyId: row.previous_secret_key_id as string | null,
+    previousSecretExpiresAt: row.previous_secret_expires_at as number | null,
+    status: row.status as WebhookEndpoint['status'],
+    failingSince: row.failing_since as number | null,
     createdAt: row.created_at as number,
   };
 }
@@ -33,6 +40,7 @@ export function toWebhookDelivery(row: RawRow): WebhookDelivery {
     status: row.status as number | null,
     error: row.error as string | null,
     deadLettered: row.dead_lettered as number,
+    attemptKey: row.attempt_key as string | null,
     createdAt: row.created_at as number,
   };
 }
@@ -49,20 +57,25 @@ export interface NewEndpointValues extends KeyCheck {
   /** JSON array. */
   eventTypes: string;
   description: string | null;
+  /** The secret sealed (src/webhooks/secret-box.ts), and the id of the key that sealed it. */
   secret: string;
+  secretKeyId: string;
   /** Endpoints an account may hold. */
   max: number;
 }
 
 /**
  * Inserted for a live read_write key while its account holds fewer than `max` endpoints. D1 runs
- * one batch at a time, so the count cannot be overtaken by a racing create.
+ * one batch at a time, so the count cannot be overtaken by a racing create. The id is drawn per
+ * request: run again after it committed (D1 lost the reply), it inserts nothing, and the row read
+ * back by that id says the endpoint is there.
  */
 export const insertEndpoint = statement<NewEndpointValues>(
-  () => sql`insert into ${webhookEndpoints} (id, account_id, url, event_types, description, secret, created_at)
-    select ${p('endpointId')}, ${apiKeys.accountId}, ${p('url')}, ${p('eventTypes')}, ${p('description')}, ${p('secret')}, ${p('now')}
+  () => sql`insert into ${webhookEndpoints} (id, account_id, url, event_types, description, secret, secret_key_id, created_at)
+    select ${p('endpointId')}, ${apiKeys.accountId}, ${p('url')}, ${p('eventTypes')}, ${p('description')}, ${p('secret')}, ${p('secretKeyId')}, ${p('now')}
     from ${apiKeys} where ${liveKey('write')}
-      and (select count(*) from ${webhookEndpoints} where ${webhookEndpoints.accountId} = ${apiKeys.accountId}) < ${p('max')}`,
+      and (select count(*) from ${webhookEndpoints} where ${webhookEndpoints.accountId} = ${apiKeys.accountId}) < ${p('max')}
+    on conflict do nothing`,
 );
 
 export const endpointOfCaller = statement<KeyCheck & { endpointId: string }>(
@@ -73,9 +86,49 @@ export const endpointsOfCaller = statement<KeyCheck>(
   () => sql`select * from ${webhookEndpoints} where ${ownedBy} order by ${webhookEndpoints.seq} desc`,
 );
 
+const callersEndpoint = sql`exists (select 1 from ${webhookEndpoints} where ${webhookEndpoints.id} = ${p('endpointId')} and ${ownedBy})`;
+
+/** The receipt of a change to the caller's endpoint, written while the endpoint is there (before a delete). */
+export const recordEndpointChange = receiptWhere<KeyCheck & { endpointId: string }>(callersEndpoint);
+
 /** Its attempts go with it (foreign key, on delete cascade); queued messages find no endpoint. */
 export const deleteEndpointOfCaller = statement<KeyCheck & { endpointId: string }>(
   () => sql`delete from ${webhookEndpoints} where ${webhookEndpoints.id} = ${p('endpointId')} and ${ownedBy}`,
+);
+
+export interface RotationValues extends KeyCheck {
+  endpointId: string;
+  changeId: string;
+  /** The new secret, sealed, and its key id. */
+  secret: string;
+  secretKeyId: string;
+  /** When the secret it replaces stops signing; null: at once (it is dropped). */
+  previousExpiresAt: number | null;
+}
+
+/**
+ * A new secret; the one it replaces becomes the previous secret until `previousExpiresAt` (a
+ * previous one still running is dropped: deliveries carry two signatures at most). Skipped when
+ * the change's receipt exists: a retry after the commit must not rotate the new secret away.
+ */
+export const rotateSecretOfCaller = statement<RotationValues>(
+  () => sql`update ${webhookEndpoints} set
+      ${sql.identifier(webhookEndpoints.previousSecret.name)} = case when ${p('previousExpiresAt')} is null then null else ${webhookEndpoints.secret} end,
+      ${sql.identifier(webhookEndpoints.previousSecretKeyId.name)} = case when ${p('previousExpiresAt')} is null then null else ${webhookEndpoints.secretKeyId} end,
+      ${sql.identifier(webhookEndpoints.previousSecretExpiresAt.name)} = ${p('previousExpiresAt')},
+      ${sql.identifier(webhookEndpoints.secret.name)} = ${p('secret')},
+      ${sql.identifier(webhookEndpoints.secretKeyId.name)} = ${p('secretKeyId')}
+    where ${webhookEndpoints.id} = ${p('endpointId')} and ${ownedBy} and not ${changeCommitted()}`,
+);
+
+/**
+ * Enabled: delivered to again, its failures counted afresh. Disabled: nothing is delivered to it.
+ * Either is the same change when run twice.
+ */
+export const setStatusOfCaller = statement<KeyCheck & { endpointId: string; status: WebhookEndpoint['status'] }>(
+  () => sql`update ${webhookEndpoints} set ${sql.identifier(webhookEndpoints.status.name)} = ${p('status')},
+      ${sql.identifier(webhookEndpoints.failingSince.name)} = null
+    where ${webhookEndpoints.id} = ${p('endpointId')} and ${ownedBy}`,
 );
 
 export type PageFrom = 'first' | 'after' | 'before';
@@ -128,21 +181,52 @@ export async function findDeliveryTarget(
   return { event: event ? toEvent(event) : null, endpoint: endpoint ? toWebhookEndpoint(endpoint) : null, delivered: rows.delivered.length > 0 };
 }
 
-const insertAttempt = statement<{ endpointId: string; eventId: string; status: number | null; error: string | null; now: number }>(
-  () => sql`insert into ${webhookDeliveries} (endpoint_id, event_id, attempt, status, error, created_at)
+const insertAttempt = statement<AttemptValues>(
+  () => sql`insert into ${webhookDeliveries} (endpoint_id, event_id, attempt, status, error, attempt_key, created_at)
     select ${p('endpointId')}, ${p('eventId')},
       coalesce((select max(${webhookDeliveries.attempt}) from ${webhookDeliveries}
         where ${webhookDeliveries.endpointId} = ${p('endpointId')} and ${webhookDeliveries.eventId} = ${p('eventId')}), 0) + 1,
-      ${p('status')}, ${p('error')}, ${p('now')}
-    where exists (select 1 from ${webhookEndpoints} where ${webhookEndpoints.id} = ${p('endpointId')})`,
+      ${p('status')}, ${p('error')}, ${p('attemptKey')}, ${p('now')}
+    where exists (select 1 from ${webhookEndpoints} where ${webhookEndpoints.id} = ${p('endpointId')})
+    on conflict do nothing`,
 );
 
-/** Records an attempt, numbered after the earlier ones of the event to the endpoint (none once the endpoint is deleted). */
-export async function recordAttempt(
-  session: Session,
-  attempt: { endpointId: string; eventId: string; status: number | null; error: string | null; now: number },
-): Promise<void> {
-  await runOne(session, insertAttempt(session, attempt));
+/**
+ * An answered attempt clears the endpoint's failing streak; a failed one starts it, or, when the
+ * streak began `disableAfterMs` ago or more, disables the endpoint (every attempt of that long
+ * failed). SET reads the row as it was, and running it twice changes nothing more.
+ */
+const updateHealth = statement<AttemptValues>(
+  () => sql`update ${webhookEndpoints} set
+      ${sql.identifier(webhookEndpoints.status.name)} = case
+        when ${p('answered')} = 0 and ${webhookEndpoints.failingSince} <= ${p('now')} - ${p('disableAfterMs')} then 'disabled'
+        else ${webhookEndpoints.status} end,
+      ${sql.identifier(webhookEndpoints.failingSince.name)} = case
+        when ${p('answered')} = 1 then null else coalesce(${webhookEndpoints.failingSince}, ${p('now')}) end
+    where ${webhookEndpoints.id} = ${p('endpointId')}`,
+);
+
+export interface AttemptValues {
+  endpointId: string;
+  eventId: string;
+  status: number | null;
+  error: string | null;
+  /** 1 for a 2xx answer, else 0. */
+  answered: 0 | 1;
+  /** The queue message's id and attempt number (the same on D1 retries of the same record). */
+  attemptKey: string;
+  /** How long an endpoint may fail every attempt before it is disabled. */
+  disableAfterMs: number;
+  now: number;
+}
+
+/**
+ * Records an attempt, numbered after the earlier ones of the event to the endpoint (none once the
+ * endpoint is deleted), and the endpoint's health, in one round trip. Recorded twice under the
+ * same attempt key (a retry after D1 lost the reply), it is one row.
+ */
+export async function recordAttempt(session: Session, attempt: AttemptValues): Promise<void> {
+  await runBatch(session, { attempt: insertAttempt(session, attempt), health: updateHealth(session, attempt) });
 }
 
 const markLastAttempt = statement<{ endpointId: string; eventId: string }>(
@@ -163,4 +247,64 @@ const pruneAttempts = statement<{ before: number }>(
 /** Attempts are kept as long as the events they delivered. */
 export async function pruneDeliveries(session: Session, before: number): Promise<void> {
   await runOne(session, pruneAttempts(session, { before }));
+}
+
+// Sealing secrets at rest (the hourly cron, src/webhooks/secrets-cron.ts).
+
+/** Endpoints whose secrets are plaintext or sealed under another key than `currentId`. */
+const unsealedOrStale = statement<{ currentId: string; limit: number }>(
+  () => sql`select ${webhookEndpoints.id} as id, ${webhookEndpoints.secret} as secret, ${webhookEndpoints.secretKeyId} as secret_key_id,
+      ${webhookEndpoints.previousSecret} as previous_secret, ${webhookEndpoints.previousSecretKeyId} as previous_secret_key_id
+    from ${webhookEndpoints}
+    where ${webhookEndpoints.secretKeyId} is null or ${webhookEndpoints.secretKeyId} <> ${p('currentId')}
+      or (${webhookEndpoints.previousSecret} is not null
+        and (${webhookEndpoints.previousSecretKeyId} is null or ${webhookEndpoints.previousSecretKeyId} <> ${p('currentId')}))
+    limit ${p('limit')}`,
+);
+
+export interface StoredSecrets {
+  id: string;
+  secret: string;
+  secretKeyId: string | null;
+  previousSecret: string | null;
+  previousSecretKeyId: string | null;
+}
+
+export async function findSecretsToSeal(session: Session, currentId: string, limit: number): Promise<StoredSecrets[]> {
+  return (await runOne(session, unsealedOrStale(session, { currentId, limit }))).map((row) => ({
+    id: row.id as string,
+    secret: row.secret as string,
+    secretKeyId: row.secret_key_id as string | null,
+    previousSecret: row.previous_secret as string | null,
+    previousSecretKeyId: row.previous_secret_key_id as string | null,
+  }));
+}
+
+/** Writes the secrets sealed anew, unless a rotation changed them since they were read. */
+const replaceSecrets = statement<{ id: string; secret: string; secretKeyId: string; previousSecret: string | null; previousSecretKeyId: string | null; oldSecret: string; oldPrevious: string | null }>(
+  () => sql`update ${webhookEndpoints} set ${sql.identifier(webhookEndpoints.secret.name)} = ${p('secret')},
+      ${sql.identifier(webhookEndpoints.secretKeyId.name)} = ${p('secretKeyId')},
+      ${sql.identifier(webhookEndpoints.previousSecret.name)} = ${p('previousSecret')},
+      ${sql.identifier(webhookEndpoints.previousSecretKeyId.name)} = ${p('previousSecretKeyId')}
+    where ${webhookEndpoints.id} = ${p('id')} and ${webhookEndpoints.secret} = ${p('oldSecret')}
+      and ${webhookEndpoints.previousSecret} is ${p('oldPrevious')}`,
+);
+
+const dropExpiredPrevious = statement<{ now: number }>(
+  () => sql`update ${webhookEndpoints} set ${sql.identifier(webhookEndpoints.previousSecret.name)} = null,
+      ${sql.identifier(webhookEndpoints.previousSecretKeyId.name)} = null, ${sql.identifier(webhookEndpoints.previousSecretExpiresAt.name)} = null
+    where ${webhookEndpoints.previousSecretExpiresAt} <= ${p('now')}`,
+);
+
+/** Stores re-sealed secrets and forgets previous secrets past their expiry, in one round trip. */
+export async function storeSealedSecrets(
+  session: Session,
+  rows: Array<{ before: StoredSecrets; secret: string; secretKeyId: string; previousSecret: string | null; previousSecretKeyId: string | null }>,
+  now: number,
+): Promise<void> {
+  const batch: Record<string, D1PreparedStatement> = { expired: dropExpiredPrevious(session, { now }) };
+  for (const { before, ...after } of rows) {
+    batch[before.id] = replaceSecrets(session, { id: before.id, ...after, oldSecret: before.secret, oldPrevious: before.previousSecret });
+  }
+  await runBatch(session, batch);
 }

@@ -12,6 +12,15 @@ const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /**
+ * A body that could not be read to its end: the client stopped sending it (hung up, or its
+ * connection broke). Nothing was written, and it is no fault of the service: an ordinary refused
+ * request (logged as "request failed", never as an unexpected error), answered to nobody.
+ */
+export function bodyCutOff(): ApiError {
+  return new ApiError('invalid_json', 'The request body ended before it was complete (the connection was closed while it was being sent)');
+}
+
+/**
  * For the routes that take a JSON body, after authentication: reads the body once, decodes it
  * strictly, and leaves the text where `c.req.json()` (the validator) reads it, so the bytes are
  * not kept twice.
@@ -19,7 +28,13 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 export async function decodeStrictUtf8Json(c: Context): Promise<void> {
   const mediaType = c.req.header('Content-Type')?.split(';')[0]?.trim() ?? '';
   if (!JSON_MEDIA_TYPE.test(mediaType)) return;
-  const bytes = await c.req.raw.arrayBuffer();
+  let bytes: ArrayBuffer;
+  try {
+    bytes = await c.req.raw.arrayBuffer();
+  } catch {
+    // Reading a request body fails only when its stream does: the client's side.
+    throw bodyCutOff();
+  }
   let text: string;
   try {
     text = strictUtf8.decode(bytes);

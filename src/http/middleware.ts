@@ -3,6 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { AppEnv } from '../env.ts';
+import { bodyCutOff } from './body.ts';
 import { BOOKMARK_PATTERN, MAX_BODY_BYTES, REQUEST_ID_PATTERN } from './limits.ts';
 import { log, loggablePath } from './log.ts';
 import { ApiError } from './problem.ts';
@@ -91,12 +92,26 @@ const streamedBodyLimit = bodyLimit({
  * bytes than Content-Length says); only chunked bodies are counted as they stream, by
  * hono/body-limit, which buffers them. No GET or HEAD route reads a body, so theirs go unchecked.
  */
-export const limitBodySize: MiddlewareHandler<AppEnv> = (c, next) => {
+export const limitBodySize: MiddlewareHandler<AppEnv> = async (c, next) => {
   const method = c.req.method;
   if (method === 'GET' || method === 'HEAD') return next();
   const headers = c.req.raw.headers;
   const length = headers.get('Content-Length');
-  if (length === null || headers.has('Transfer-Encoding')) return streamedBodyLimit(c, next);
+  if (length === null || headers.has('Transfer-Encoding')) {
+    // hono/body-limit reads a streamed body whole before the route runs: an error before the route
+    // is the stream's (the client hung up mid-body), not the service's.
+    let routed = false;
+    try {
+      await streamedBodyLimit(c, async () => {
+        routed = true;
+        await next();
+      });
+    } catch (error) {
+      if (routed || error instanceof ApiError) throw error;
+      throw bodyCutOff();
+    }
+    return;
+  }
   if (Number(length) > MAX_BODY_BYTES) throw tooLarge();
   return next();
 };

@@ -4,13 +4,14 @@
 // a network error is retried with exponential backoff; after the queue's max_retries the message
 // goes to the dead-letter queue, whose consumer marks the last attempt dead-lettered.
 import { dispatchEvent } from '../db/events.ts';
-import type { Event } from '../db/schema.ts';
+import type { Event, WebhookEndpoint } from '../db/schema.ts';
 import { findDeliveryTarget, markDeadLettered, recordAttempt } from '../db/webhooks.ts';
 import { toEventForm } from '../events/forms.ts';
 import { log } from '../http/log.ts';
-import { DELIVERY_TIMEOUT_MS, MAX_RETRY_DELAY_SECONDS } from './limits.ts';
+import { DELIVERY_TIMEOUT_MS, DISABLE_AFTER_FAILING_MS, MAX_RETRY_DELAY_SECONDS } from './limits.ts';
 import { readConfig } from '../env.ts';
 import { DEAD_LETTER_QUEUE, retryDelaySeconds, sendMessages, type WebhookMessage } from './queue.ts';
+import { keyRing, openSecret } from './secret-box.ts';
 import { signDelivery } from './signing.ts';
 import { checkWebhookUrl } from './url-rules.ts';
 
@@ -20,6 +21,8 @@ export interface DeliveryEnv {
   WEBHOOK_QUEUE: Queue;
   WEBHOOK_RETRY_BASE_SECONDS: string;
   WEBHOOK_ALLOW_LOOPBACK: string;
+  /** The keys that open the stored secrets (secret-box.ts). */
+  WEBHOOK_SECRET_KEYS?: string;
 }
 
 type Outcome = 'done' | 'retry';
@@ -32,8 +35,12 @@ async function fanOut(env: DeliveryEnv, eventId: string): Promise<Outcome> {
   return 'done';
 }
 
-/** The request a receiver gets: the event's JSON, signed as Standard Webhooks specifies. */
-export async function deliveryRequest(event: Event, secret: string, nowMs: number): Promise<{ body: string; headers: Record<string, string> }> {
+/**
+ * The request a receiver gets: the event's JSON, signed as Standard Webhooks specifies, once per
+ * secret (the current one first; after a rotation, the previous one too until it expires), the
+ * signatures separated by spaces (`v1,<new> v1,<old>`).
+ */
+export async function deliveryRequest(event: Event, secrets: string[], nowMs: number): Promise<{ body: string; headers: Record<string, string> }> {
   const body = JSON.stringify(toEventForm(event));
   const timestamp = Math.floor(nowMs / 1000);
   return {
@@ -43,7 +50,7 @@ export async function deliveryRequest(event: Event, secret: string, nowMs: numbe
       'User-Agent': 'scenario-service-webhooks/1',
       'webhook-id': event.id,
       'webhook-timestamp': String(timestamp),
-      'webhook-signature': await signDelivery(secret, event.id, timestamp, body),
+      'webhook-signature': (await Promise.all(secrets.map((secret) => signDelivery(secret, event.id, timestamp, body)))).join(' '),
     },
   };
 }
@@ -60,23 +67,48 @@ async function post(url: string, request: { body: string; headers: Record<string
   }
 }
 
-async function deliver(env: DeliveryEnv, eventId: string, endpointId: string): Promise<Outcome> {
+/** The secrets that sign a delivery now: the current one, and the previous one until it expires. */
+async function signingSecrets(env: DeliveryEnv, endpoint: WebhookEndpoint, now: number): Promise<string[]> {
+  const ring = await keyRing(env.WEBHOOK_SECRET_KEYS);
+  const secrets = [await openSecret(ring, endpoint.id, { keyId: endpoint.secretKeyId, sealed: endpoint.secret })];
+  if (endpoint.previousSecret !== null && endpoint.previousSecretExpiresAt !== null && endpoint.previousSecretExpiresAt > now) {
+    secrets.push(await openSecret(ring, endpoint.id, { keyId: endpoint.previousSecretKeyId, sealed: endpoint.previousSecret }));
+  }
+  return secrets;
+}
+
+/** `attemptKey` names this attempt (the message and its attempt number), so it is recorded once. */
+async function deliver(env: DeliveryEnv, eventId: string, endpointId: string, attemptKey: string): Promise<Outcome> {
   const { event, endpoint, delivered } = await findDeliveryTarget(env.DB, endpointId, eventId);
   // Deleted endpoints get nothing; pruned events cannot be sent; answered ones are not sent twice.
   if (!event || !endpoint || delivered) return 'done';
+  // An event goes only to its own account's endpoints, whatever a message says (the fan-out asks
+  // the same; a message made otherwise, or a bug, must not carry one account's events to another).
+  if (endpoint.accountId !== event.accountId) {
+    log('error', 'webhook delivery refused: the endpoint belongs to another account', { event_id: eventId, endpoint_id: endpointId });
+    return 'done';
+  }
+  // Disabled (every attempt failed for 3 days, or by its owner): no more deliveries.
+  if (endpoint.status !== 'enabled') return 'done';
+  const record = (result: { status: number | null; error: string | null }) => {
+    const answered = result.status !== null && result.status >= 200 && result.status < 300 ? 1 : 0;
+    return recordAttempt(env.DB, { endpointId, eventId, ...result, answered, attemptKey, disableAfterMs: DISABLE_AFTER_FAILING_MS, now: Date.now() });
+  };
   // Checked again: the rules (or WEBHOOK_ALLOW_LOOPBACK) may have changed since the endpoint was made.
   const verdict = checkWebhookUrl(endpoint.url, readConfig(env).webhookAllowLoopback);
   if (!verdict.ok) {
-    await recordAttempt(env.DB, { endpointId, eventId, status: null, error: `URL refused: it ${verdict.reason}`.slice(0, 200), now: Date.now() });
+    await record({ status: null, error: `URL refused: it ${verdict.reason}`.slice(0, 200) });
     return 'done';
   }
-  const result = await post(verdict.url, await deliveryRequest(event, endpoint.secret, Date.now()));
-  await recordAttempt(env.DB, { endpointId, eventId, ...result, now: Date.now() });
+  const now = Date.now();
+  const result = await post(verdict.url, await deliveryRequest(event, await signingSecrets(env, endpoint, now), now));
+  await record(result);
   return result.status !== null && result.status >= 200 && result.status < 300 ? 'done' : 'retry';
 }
 
-async function handle(env: DeliveryEnv, body: WebhookMessage): Promise<Outcome> {
-  return body.kind === 'event' ? fanOut(env, body.eventId) : deliver(env, body.eventId, body.endpointId);
+async function handle(env: DeliveryEnv, message: Message<WebhookMessage>): Promise<Outcome> {
+  const body = message.body;
+  return body.kind === 'event' ? fanOut(env, body.eventId) : deliver(env, body.eventId, body.endpointId, `${message.id}:${message.attempts}`);
 }
 
 /** The dead-letter queue: the delivery was given up; its last attempt says so. */
@@ -97,7 +129,7 @@ export async function consumeWebhookBatch(batch: MessageBatch<WebhookMessage>, e
           message.ack();
           return;
         }
-        if ((await handle(env, message.body)) === 'done') message.ack();
+        if ((await handle(env, message)) === 'done') message.ack();
         else message.retry({ delaySeconds: retryDelaySeconds(base, message.attempts, MAX_RETRY_DELAY_SECONDS) });
       } catch (error) {
         // D1 or the queue failed us: the same backoff, and the message is handled again.

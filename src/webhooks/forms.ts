@@ -6,7 +6,7 @@ import { eventTypesOf } from '../db/webhooks.ts';
 import { EventIdSchema } from '../events/forms.ts';
 import { idSchema, int, TimestampSchema } from '../http/scalars.ts';
 import { formatTimestamp } from '../http/timestamps.ts';
-import { WEBHOOK_DESCRIPTION_MAX } from './limits.ts';
+import { MAX_PREVIOUS_SECRET_SECONDS, WEBHOOK_DESCRIPTION_MAX } from './limits.ts';
 
 export const ENDPOINT_ID_PATTERN = /^we_[0-9a-f]{32}$/;
 
@@ -34,20 +34,44 @@ export const WebhookEndpointSchema = z
     url: z.string().max(2048).openapi({ format: 'uri', example: 'https://hooks.example.com/scenario-service' }),
     event_types: EventTypes(),
     description: z.string().max(WEBHOOK_DESCRIPTION_MAX).nullable().openapi({ example: 'Benefits calculator' }),
+    status: z.enum(['enabled', 'disabled']).openapi({
+      description: 'disabled once every delivery attempt has failed for 3 days: nothing is delivered until it is enabled again (POST …/enable)',
+    }),
     created_at: TimestampSchema,
   })
   .openapi('WebhookEndpoint');
 
+const secretField = (description: string) =>
+  z
+    .string()
+    .length(50)
+    .regex(/^whsec_[A-Za-z0-9+/]{43}=$/)
+    .openapi({ description, example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw5Ec+RCTlNgA=' });
+
 export const CreatedEndpointSchema = z
   .strictObject({
     ...WebhookEndpointSchema.shape,
-    secret: z
-      .string()
-      .length(50)
-      .regex(/^whsec_[A-Za-z0-9+/]{43}=$/)
-      .openapi({ description: 'The signing secret (whsec_ + base64 of 32 bytes). Shown only in this reply: keep it.', example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw5Ec+RCTlNgA=' }),
+    secret: secretField('The signing secret (whsec_ + base64 of 32 bytes). Shown only in this reply: keep it.'),
   })
   .openapi('CreatedWebhookEndpoint');
+
+export const RotateSecretBodySchema = z
+  .strictObject({
+    expires_in: int(0, MAX_PREVIOUS_SECRET_SECONDS)
+      .optional()
+      .openapi({ description: 'Seconds the replaced secret keeps signing deliveries beside the new one (default 86400, 24 hours; 0: it stops at once)', example: 3600 }),
+  })
+  .openapi('RotateWebhookSecret');
+
+export const RotatedSecretSchema = z
+  .strictObject({
+    ...WebhookEndpointSchema.shape,
+    secret: secretField('The new signing secret. Shown only in this reply: keep it.'),
+    previous_secret_expires_at: TimestampSchema.nullable().openapi({
+      description: 'Until then every delivery carries two signatures (webhook-signature: v1,<new> v1,<old>); null: the old secret stopped at once',
+    }),
+  })
+  .openapi('RotatedWebhookSecret');
 
 export const EndpointListSchema = z.strictObject({ data: z.array(WebhookEndpointSchema).max(100) }).openapi('WebhookEndpointList');
 
@@ -71,6 +95,7 @@ export function toEndpointForm(endpoint: WebhookEndpoint) {
     url: endpoint.url,
     event_types: eventTypesOf(endpoint),
     description: endpoint.description,
+    status: endpoint.status,
     created_at: formatTimestamp(endpoint.createdAt),
   };
 }
@@ -92,6 +117,7 @@ export const EXAMPLE_ENDPOINT = {
   url: 'https://hooks.example.com/scenario-service',
   event_types: ['scenario.created', 'scenario.saved', 'scenario.deleted'],
   description: 'Benefits calculator',
+  status: 'enabled' as const,
   created_at: '2026-11-21T08:14:03.512000Z',
 };
 

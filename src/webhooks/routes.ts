@@ -1,5 +1,5 @@
-// Webhook endpoints: create (the secret shown once), list, view, delete, and an endpoint's
-// delivery attempts. Every route needs a read_write key: endpoints are the account's integration
+// Webhook endpoints: create (the secret shown once), list, view, delete, rotate the secret (the new
+// one shown once), enable, and an endpoint's delivery attempts. Every route needs a read_write key: endpoints are the account's integration
 // settings, and the deliveries list says where its events go.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { apiKey } from '../auth/bearer.ts';
@@ -10,7 +10,9 @@ import { jsonContent, problemResponses, successHeaders } from '../http/openapi.t
 import { cursorQuery, LimitQuery, pageRequest } from '../http/pagination.ts';
 import { ApiError } from '../http/problem.ts';
 import { noQueryParameters } from '../http/query.ts';
+import { formatTimestamp } from '../http/timestamps.ts';
 import { validationHook } from '../http/validation.ts';
+import { newChangeId } from '../db/receipts.ts';
 import {
   CreatedEndpointSchema,
   CreateEndpointBodySchema,
@@ -19,12 +21,24 @@ import {
   EndpointListSchema,
   EXAMPLE_DELIVERY,
   EXAMPLE_ENDPOINT,
+  RotatedSecretSchema,
+  RotateSecretBodySchema,
   toDeliveryForm,
   toEndpointForm,
   WebhookEndpointSchema,
 } from './forms.ts';
+import { keyRing } from './secret-box.ts';
 import { checkWebhookUrl } from './url-rules.ts';
-import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, viewEndpoint } from './workflows.ts';
+import {
+  createEndpoint,
+  DEFAULT_PREVIOUS_SECRET_SECONDS,
+  deleteEndpoint,
+  enableEndpoint,
+  listDeliveries,
+  listEndpoints,
+  rotateEndpointSecret,
+  viewEndpoint,
+} from './workflows.ts';
 
 const routesBase = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
@@ -65,13 +79,17 @@ export const webhookRoutes = routesBase
     }),
     async (c) => {
       const body = c.req.valid('json');
-      const verdict = checkWebhookUrl(body.url, readConfig(c.env).webhookAllowLoopback);
+      // The service's own origin, as this request reached it: a delivery there would be a request
+      // to this API. Other names of the service are not known here; a delivery that reaches it
+      // carries no credential, which is never counted as a failed login (auth/admin.ts).
+      const verdict = checkWebhookUrl(body.url, readConfig(c.env).webhookAllowLoopback, new URL(c.req.url).origin);
       if (!verdict.ok) {
         throw new ApiError('validation_failed', 'The request body has 1 problem; see errors', { errors: [{ path: 'url', message: verdict.reason }] });
       }
       const eventTypes = body.event_types ? EVENT_TYPES.filter((type) => body.event_types?.includes(type)) : [...EVENT_TYPES];
-      const endpoint = await createEndpoint(c.get('keyed'), { url: verdict.url, eventTypes, description: body.description ?? null });
-      return c.json({ ...toEndpointForm(endpoint), secret: endpoint.secret }, 201);
+      const ring = await keyRing(c.env.WEBHOOK_SECRET_KEYS);
+      const { endpoint, secret } = await createEndpoint(c.get('keyed'), ring, { url: verdict.url, eventTypes, description: body.description ?? null });
+      return c.json({ ...toEndpointForm(endpoint), secret }, 201);
     },
   )
   .openapi(
@@ -129,8 +147,64 @@ export const webhookRoutes = routesBase
       },
     }),
     async (c) => {
-      await deleteEndpoint(c.get('keyed'), c.req.valid('param').id);
+      await deleteEndpoint(c.get('keyed'), c.req.valid('param').id, newChangeId());
       return c.body(null, 204);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/{id}/rotate_secret',
+      operationId: 'rotateWebhookSecret',
+      summary: "Rotate a webhook endpoint's secret",
+      description:
+        'A new signing secret, in this reply only. The replaced secret keeps signing beside it for expires_in seconds (default 24 hours; ' +
+        '0: it stops at once): until then every delivery carries both signatures (webhook-signature: v1,<new> v1,<old>), so a receiver ' +
+        'can switch to the new secret at any time in between. A second rotation drops a previous secret still running.',
+      tags: ['Webhooks'],
+      middleware: [apiKey('write'), noQueryParameters, strictUtf8JsonBody] as const,
+      request: { params: IdParams, body: { required: false, content: jsonContent(RotateSecretBodySchema, { expires_in: 3600 }) } },
+      responses: {
+        200: {
+          description: 'Rotated; the new secret is in this reply only',
+          headers: successHeaders('api-key'),
+          content: jsonContent(RotatedSecretSchema, {
+            ...EXAMPLE_ENDPOINT,
+            secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw5Ec+RCTlNgA=',
+            previous_secret_expires_at: '2026-11-22T08:14:03.512000Z',
+          }),
+        },
+        ...problemResponses('api-key', 'forbidden', NOT_FOUND, 'invalid_json', 'validation_failed', 'payload_too_large'),
+      },
+    }),
+    async (c) => {
+      const expiresIn = c.req.valid('json')?.expires_in ?? DEFAULT_PREVIOUS_SECRET_SECONDS;
+      const ring = await keyRing(c.env.WEBHOOK_SECRET_KEYS);
+      const rotated = await rotateEndpointSecret(c.get('keyed'), ring, c.req.valid('param').id, expiresIn, newChangeId());
+      const previousExpiresAt = rotated.previousExpiresAt === null ? null : formatTimestamp(rotated.previousExpiresAt);
+      return c.json({ ...toEndpointForm(rotated.endpoint), secret: rotated.secret, previous_secret_expires_at: previousExpiresAt }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/{id}/enable',
+      operationId: 'enableWebhookEndpoint',
+      summary: 'Enable a webhook endpoint',
+      description:
+        'Turns a disabled endpoint back on (one is disabled once every delivery attempt has failed for 3 days): events of changes made ' +
+        'from now on are delivered to it. Enabling an enabled endpoint changes nothing.',
+      tags: ['Webhooks'],
+      middleware: [apiKey('write'), noQueryParameters] as const,
+      request: { params: IdParams },
+      responses: {
+        200: { description: 'The endpoint, enabled', headers: successHeaders('api-key'), content: jsonContent(WebhookEndpointSchema, EXAMPLE_ENDPOINT) },
+        ...problemResponses('api-key', 'forbidden', NOT_FOUND),
+      },
+    }),
+    async (c) => {
+      const endpoint = await enableEndpoint(c.get('keyed'), c.req.valid('param').id);
+      return c.json(toEndpointForm(endpoint), 200);
     },
   )
   .openapi(

@@ -1,8 +1,11 @@
 // Which URLs a webhook endpoint may have: https:// to a public host. The URL is parsed by the
 // WHATWG URL parser (`new URL`), which is also what fetch will use, so every notation of an IP
 // address (decimal 2130706433, octal 0177.0.0.1, hex 0x7f.1, short 127.1, bracketed IPv6) has
-// already become its canonical form when it is classified here. Imports nothing, so anything
-// may use it.
+// already become its canonical form when it is classified here. A host name is made canonical
+// first: every trailing dot removed (`10.0.0.1..`, `intranet..` are the same hosts to a resolver
+// that forgives them), and parsed again, so that what was a name with dots becomes the address it
+// spells (`0x7f.1..` is 127.0.0.1); the URL stored, and fetched, is that canonical one. Imports
+// nothing, so anything may use it.
 
 export type UrlVerdict = { ok: true; url: string } | { ok: false; reason: string };
 
@@ -72,8 +75,7 @@ function ipv6Problem(groups: number[]): string | null {
   return null;
 }
 
-function isLoopbackHost(hostname: string): boolean {
-  const name = hostname.replace(/\.$/, '');
+function isLoopbackHost(name: string): boolean {
   const quad = DOTTED_QUAD.exec(name);
   if (quad) return Number(quad[1]) === 127;
   if (name === '[::1]') return true;
@@ -81,23 +83,44 @@ function isLoopbackHost(hostname: string): boolean {
 }
 
 /**
- * Whether `input` may be a webhook endpoint's URL. With `allowLoopback` (WEBHOOK_ALLOW_LOOPBACK,
- * local development only), http:// and https:// to a loopback host are allowed too.
+ * The URL with its host in canonical form (no trailing dot, parsed again), or null when no host
+ * is left. Origins compared with it must be made canonical the same way.
  */
-export function checkWebhookUrl(input: string, allowLoopback: boolean): UrlVerdict {
-  if (input.length > MAX_URL_LENGTH) return { ok: false, reason: `must be at most ${MAX_URL_LENGTH} characters` };
+export function canonicalUrl(input: string): URL | null {
   let url: URL;
   try {
     url = new URL(input);
   } catch {
-    return { ok: false, reason: 'is not a URL' };
+    return null;
   }
+  if (url.hostname.endsWith('.')) {
+    // The setter runs the host parser again (an all-numeric name becomes an IPv4 address); an
+    // empty or invalid host is refused by leaving the old one, which still ends with a dot.
+    url.hostname = url.hostname.replace(/\.+$/, '');
+    if (url.hostname.endsWith('.') || url.hostname === '') return null;
+  }
+  return url;
+}
+
+/**
+ * Whether `input` may be a webhook endpoint's URL. With `allowLoopback` (WEBHOOK_ALLOW_LOOPBACK,
+ * local development only), http:// and https:// to a loopback host are allowed too. `ownOrigin`
+ * (the origin the service was reached at) is refused: deliveries to the service itself would be
+ * requests to its own API.
+ */
+export function checkWebhookUrl(input: string, allowLoopback: boolean, ownOrigin?: string): UrlVerdict {
+  if (input.length > MAX_URL_LENGTH) return { ok: false, reason: `must be at most ${MAX_URL_LENGTH} characters` };
+  const url = canonicalUrl(input);
+  if (!url) return { ok: false, reason: 'is not a URL with a host' };
   if (url.username !== '' || url.password !== '') return { ok: false, reason: 'must not carry credentials (user:password@)' };
+  if (ownOrigin !== undefined && url.origin === canonicalUrl(ownOrigin)?.origin) {
+    return { ok: false, reason: 'must not point at this service itself' };
+  }
   if (allowLoopback && isLoopbackHost(url.hostname) && (url.protocol === 'http:' || url.protocol === 'https:')) {
     return { ok: true, url: url.href };
   }
   if (url.protocol !== 'https:') return { ok: false, reason: 'must be an https:// URL' };
-  const host = url.hostname.replace(/\.$/, '').toLowerCase();
+  const host = url.hostname.toLowerCase();
   if (host.startsWith('[')) {
     const groups = ipv6Groups(host.slice(1, -1));
     const problem = groups ? ipv6Problem(groups) : 'an IPv6 address that cannot be read';

@@ -5,7 +5,7 @@ import { env, exports } from 'cloudflare:workers';
 import { checkAgainstDocument } from './openapi-check.ts';
 
 export const BASE = 'http://scenario.test';
-export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghijklmnop';
 
 export interface Reply<T = any> {
   status: number;
