@@ -2,7 +2,15 @@
 // takes the development key it prints, drives every route over real HTTP, and stops the server.
 // It catches what the in-process tests cannot: the dev server, .dev.vars, seeding, the bundle, and
 // webhooks end to end: wrangler dev's own queue delivers to a receiver this script runs on
-// loopback, and each delivery is verified with the `standardwebhooks` package.
+// loopback, and each delivery is verified with the `standardwebhooks` package. Then what must never
+// happen locally: a credential sent in a URL kept anywhere on disk (.wrangler's state, local
+// traces included, and wrangler's own log files), and a client hanging up mid-body logged as an
+// unexpected error.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { checklist, startService } from './lib/service.ts';
 import { startReceiver } from './lib/webhook-receiver.ts';
@@ -10,8 +18,10 @@ import { startReceiver } from './lib/webhook-receiver.ts';
 /** How long the three deliveries may take (the local queue's batch timeout is 1 s). */
 const DELIVERY_DEADLINE_MS = 30_000;
 
+// wrangler's debug log files, here instead of ~/.config/.wrangler/logs, so they can be searched.
+const wranglerLogs = mkdtempSync(path.join(tmpdir(), 'smoke-wrangler-logs-'));
 const receiver = await startReceiver();
-const service = await startService(process.env.SMOKE_PORT ?? '8797');
+const service = await startService(process.env.SMOKE_PORT ?? '8797', 120_000, { WRANGLER_LOG_PATH: wranglerLogs });
 const { base, key } = service;
 const checks = checklist();
 const { check } = checks;
@@ -66,9 +76,93 @@ async function checkWebhooks(): Promise<void> {
     check('GET /events lists the same three events', listed.status === 200 && listed.json.data.map((e: { id: string }) => e.id).sort().join() === events.map((e) => e.id).sort().join());
     const attempts = await call('GET', `/webhook_endpoints/${endpoint.json.id}/deliveries`);
     check('GET /webhook_endpoints/{id}/deliveries records three 2xx attempts', attempts.status === 200 && attempts.json.data.filter((a: { status: number }) => a.status >= 200 && a.status < 300).length === 3);
+
+    const rotated = await call('POST', `/webhook_endpoints/${endpoint.json.id}/rotate_secret`, { expires_in: 3600 });
+    check('POST /webhook_endpoints/{id}/rotate_secret → 200 with a new secret', rotated.status === 200 && /^whsec_/.test(rotated.json.secret) && rotated.json.secret !== endpoint.json.secret);
+    await call('POST', '/scenarios', { scenarioData: data });
+    const rotationDeadline = Date.now() + DELIVERY_DEADLINE_MS;
+    while (receiver.received(name).length < 4 && Date.now() < rotationDeadline) await new Promise((r) => setTimeout(r, 100));
+    const afterRotation = receiver.received(name)[3];
+    const verifies = (secret: string) => {
+      try {
+        return afterRotation !== undefined && new Webhook(secret).verify(afterRotation.body, afterRotation.headers) !== undefined;
+      } catch {
+        return false;
+      }
+    };
+    check(
+      'after a rotation, a delivery carries both signatures: standardwebhooks verifies it with the new secret and with the old one',
+      afterRotation?.headers['webhook-signature']?.split(' ').length === 2 && verifies(rotated.json.secret) && verifies(endpoint.json.secret),
+    );
+    check('POST /webhook_endpoints/{id}/enable → 200 enabled', (await call('POST', `/webhook_endpoints/${endpoint.json.id}/enable`)).json.status === 'enabled');
   } finally {
     check('DELETE /webhook_endpoints/{id} → 204', (await call('DELETE', `/webhook_endpoints/${endpoint.json.id}`)).status === 204);
   }
+}
+
+// Credentials as people put them in URLs: random, so that finding one on disk can only mean a URL
+// was kept (the development key itself is kept on purpose, in .wrangler/state/dev-api-key).
+const urlCredentials = {
+  api_key: `scn_${randomBytes(27).toString('base64url').replace(/[-_]/g, 'x').slice(0, 36)}`,
+  admin_token: randomBytes(32).toString('base64url'),
+  access_token: randomBytes(32).toString('hex'),
+};
+
+/** Each credential sent in a URL (refused with 400, but received). */
+async function sendCredentialsInUrls(): Promise<void> {
+  const answers = [
+    await call('GET', `/me?api_key=${urlCredentials.api_key}`),
+    await call('GET', `/admin/accounts/1/keys?admin_token=${urlCredentials.admin_token}`, undefined, { Authorization: '' }),
+    await call('POST', `/scenarios?access_token=${urlCredentials.access_token}`, { scenarioData: data }),
+    await call('GET', `/scenarios/${urlCredentials.api_key}`),
+  ];
+  check('credentials in a URL are refused', answers.slice(0, 3).every((a) => a.status === 400), answers.map((a) => a.status).join());
+}
+
+/** Every file under `dir` (recursively) that holds one of `needles`, as bytes. */
+function filesHolding(dir: string, needles: string[]): string[] {
+  if (!existsSync(dir)) return [];
+  const found: string[] = [];
+  for (const entry of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+    const file = path.join(dir, entry);
+    if (!statSync(file).isFile()) continue;
+    const bytes = readFileSync(file);
+    if (needles.some((needle) => bytes.includes(needle))) found.push(file);
+  }
+  return found;
+}
+
+/** After the server stopped (its databases flushed): no credential sent in a URL is on disk. */
+function checkNothingOnDisk(): void {
+  const needles = Object.values(urlCredentials);
+  const found = [...filesHolding('.wrangler', needles), ...filesHolding(wranglerLogs, needles)];
+  check('no credential sent in a URL is kept on disk (.wrangler, local traces, wrangler logs)', found.length === 0, found.join('\n'));
+}
+
+/** A client that announces a body, sends part of it and hangs up. */
+async function hangUpMidBody(): Promise<void> {
+  const { hostname, port } = new URL(base);
+  await new Promise<void>((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port) }, () => {
+      socket.write(
+        `POST /webhook_endpoints HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${key}\r\n` +
+          'Content-Type: application/json\r\nContent-Length: 400\r\n\r\n{"url":"https://hooks.example.com/x","desc',
+      );
+      setTimeout(() => {
+        socket.destroy();
+        resolve();
+      }, 300);
+    });
+    socket.on('error', () => resolve());
+  });
+  // The server's log lines of that request arrive within a moment.
+  await new Promise((r) => setTimeout(r, 1500));
+  const endpoints = await call('GET', '/webhook_endpoints');
+  check(
+    'a client hanging up mid-body: nothing written, nothing logged as an unexpected error',
+    !/unhandled error/.test(service.output()) && endpoints.json.data.every((e: { url: string }) => e.url !== 'https://hooks.example.com/x'),
+    service.output().split('\n').filter((line) => /error/i.test(line)).join('\n'),
+  );
 }
 
 try {
@@ -109,9 +203,17 @@ try {
   const bundle = await fetch(`${base}/docs/vendor/swagger-ui-bundle.js`);
   check('Swagger UI served by the Worker itself', bundle.status === 200 && (await bundle.arrayBuffer()).byteLength > 100_000);
   await checkWebhooks();
+  check(
+    'the served document names its environment (Spectral owasp:api9:2023-inventory-environment)',
+    /(local|sandbox|alpha|beta|test|testing|stag|staging|prod|production|next|preprod|preproduction)/i.test(doc.json.servers?.[0]?.description ?? ''),
+    JSON.stringify(doc.json.servers),
+  );
+  await sendCredentialsInUrls();
+  await hangUpMidBody();
 } finally {
   await service.stop();
   receiver.server.close();
 }
+checkNothingOnDisk();
 console.log(checks.summary());
 process.exitCode = checks.failed === 0 ? 0 : 1;

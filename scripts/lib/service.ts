@@ -12,13 +12,20 @@ export interface RunningService {
   stop: () => Promise<void>;
   /** Immediate SIGKILL, for watchdogs. */
   kill: () => void;
+  /** Everything the server wrote so far, stdout and stderr (stderr is passed on as well). */
+  output: () => string;
 }
 
-export async function startService(port: string, timeoutMs = 120_000): Promise<RunningService> {
+export async function startService(port: string, timeoutMs = 120_000, env: Record<string, string> = {}): Promise<RunningService> {
   const server = spawn(process.execPath, ['scripts/start.ts'], {
-    env: { ...process.env, PORT: port },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, PORT: port, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
+  });
+  let output = '';
+  server.stderr!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    process.stderr.write(chunk);
   });
   const signal = (name: NodeJS.Signals) => {
     try {
@@ -43,8 +50,10 @@ export async function startService(port: string, timeoutMs = 120_000): Promise<R
     const key = await new Promise<string>((resolve, reject) => {
       let out = '';
       const timer = setTimeout(() => reject(new Error(`no key printed within ${timeoutMs / 1000} s:\n${out}`)), timeoutMs);
+      // Stays attached: `output` keeps what the server says after the key too.
       server.stdout!.on('data', (chunk: Buffer) => {
         out += chunk.toString();
+        output += chunk.toString();
         const match = /Development API key: (\S+)/.exec(out);
         if (match?.[1]) {
           clearTimeout(timer);
@@ -57,7 +66,7 @@ export async function startService(port: string, timeoutMs = 120_000): Promise<R
       });
     });
     const adminToken = /^ADMIN_TOKEN=(.*)$/m.exec(readFileSync('.dev.vars', 'utf8'))?.[1]?.trim() ?? '';
-    return { base: `http://127.0.0.1:${port}`, key, adminToken, stop, kill: () => signal('SIGKILL') };
+    return { base: `http://127.0.0.1:${port}`, key, adminToken, stop, kill: () => signal('SIGKILL'), output: () => output };
   } catch (error) {
     await stop();
     throw error;
