@@ -136,10 +136,15 @@ describe('api keys', () => {
     expect(await keyCount()).toBe(before);
   });
 
-  it('insertApiKey refuses a hash that is already stored', async () => {
+  it('insertApiKey stores a hash once: again for its account it is the same key (a retry), for another account an error', async () => {
     const owner = await account();
     const row = await key(owner.id);
-    await expect(key(owner.id, { keyHash: row.keyHash })).rejects.toThrow();
+    const before = await keyCount();
+    expect(await key(owner.id, { keyHash: row.keyHash })).toEqual(row);
+    expect(await keyCount()).toBe(before);
+    const other = await account();
+    await expect(key(other.id, { keyHash: row.keyHash })).rejects.toThrow();
+    expect(await keyCount()).toBe(before);
   });
 
   it('touchKeyLastUsed writes at most once per granularity', async () => {

@@ -161,7 +161,11 @@ export async function insertApiKey(
 ): Promise<ApiKey | null> {
   const rows = await runBatch(session, { insert: insertKey(session, input), key: keyByHash(session, input) });
   const [row] = rows.key;
-  return row ? toApiKey(row) : null;
+  if (!row) return null;
+  // The same hash is the same key: stored by this call or by its first try. Under another account
+  // it can only be a caller's mistake (keys carry ~178 random bits), never a key to hand out.
+  if (row.account_id !== input.accountId) throw new Error('insertApiKey: that key hash is stored for another account');
+  return toApiKey(row);
 }
 
 const accountExists = statement<{ accountId: number }>(() => sql`select 1 as found from ${accounts} where ${accounts.id} = ${sql.placeholder('accountId')}`);
