@@ -13,7 +13,7 @@ export const LimitQuery = z
   .optional()
   // Documented as what it means, an integer (a query string carries its digits), so typed clients
   // take `limit: 10`; the pattern above is what reads it.
-  .openapi({ type: 'integer', description: 'Page length, 1–100 (default 10)', minimum: 1, maximum: 100, default: 10, example: 10 });
+  .openapi({ type: 'integer', format: 'int32', description: 'Page length, 1–100 (default 10)', minimum: 1, maximum: 100, default: 10, example: 10 });
 
 const INTEGER_CURSOR = /^[1-9][0-9]{0,15}$/;
 
