@@ -429,7 +429,7 @@ export interface components {
              * @description Stable, machine-readable
              * @enum {string}
              */
-            code: "invalid_json" | "invalid_query" | "invalid_header" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "too_many_endpoints" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_conflict" | "rate_limited" | "internal_error" | "unavailable";
+            code: "invalid_json" | "invalid_query" | "invalid_header" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "quota_exceeded" | "too_many_endpoints" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_conflict" | "rate_limited" | "internal_error" | "unavailable";
             /** @description The X-Request-Id of the response */
             request_id: string;
             /** @description Every problem of the request at once (422, and 400 for queries and headers) */
@@ -2004,6 +2004,19 @@ export interface operations {
             };
             /** @description Not allowed (code: forbidden) */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (code: quota_exceeded) */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];

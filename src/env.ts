@@ -41,6 +41,8 @@ export interface Config {
   webhookRetryBaseSeconds: number;
   /** WEBHOOK_ALLOW_LOOPBACK: "true" lets endpoints be on loopback (local development only; default false). */
   webhookAllowLoopback: boolean;
+  /** ACCOUNT_MAX_SCENARIOS: scenarios an account may hold; a create past it is 409 quota_exceeded (default 100000). */
+  accountMaxScenarios: number;
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -50,6 +52,7 @@ export const DEFAULT_CONFIG: Config = {
   rateLimitPerMinute: 600,
   webhookRetryBaseSeconds: 300,
   webhookAllowLoopback: false,
+  accountMaxScenarios: 100_000,
 };
 
 /** A whole number ≥ `min`, or undefined for anything else (unset, empty, fractional, junk). */
@@ -71,6 +74,7 @@ export function readConfig(env: Partial<Record<keyof Env, unknown>>): Config {
     rateLimitPerMinute: wholeNumber(text('RATE_LIMIT_PER_MINUTE'), 1) ?? DEFAULT_CONFIG.rateLimitPerMinute,
     webhookRetryBaseSeconds: text('WEBHOOK_RETRY_BASE_SECONDS')?.trim() && Number.isFinite(retryBase) && retryBase >= 0 ? retryBase : DEFAULT_CONFIG.webhookRetryBaseSeconds,
     webhookAllowLoopback: text('WEBHOOK_ALLOW_LOOPBACK') === 'true',
+    accountMaxScenarios: wholeNumber(text('ACCOUNT_MAX_SCENARIOS'), 0) ?? DEFAULT_CONFIG.accountMaxScenarios,
   };
 }
 

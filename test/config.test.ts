@@ -21,7 +21,7 @@ describe('configuration', () => {
   it("wrangler.toml's vars are the defaults: a deployment that drops one behaves the same", () => {
     const vars = wranglerVars();
     expect(Object.keys(vars).sort()).toEqual(
-      ['CHART_URL_TTL_SECONDS', 'RATE_LIMIT_PER_MINUTE', 'SCENARIO_RETENTION_DAYS', 'SCENARIO_REVISIONS_KEPT', 'WEBHOOK_ALLOW_LOOPBACK', 'WEBHOOK_RETRY_BASE_SECONDS'].sort(),
+      ['ACCOUNT_MAX_SCENARIOS', 'CHART_URL_TTL_SECONDS', 'RATE_LIMIT_PER_MINUTE', 'SCENARIO_RETENTION_DAYS', 'SCENARIO_REVISIONS_KEPT', 'WEBHOOK_ALLOW_LOOPBACK', 'WEBHOOK_RETRY_BASE_SECONDS'].sort(),
     );
     expect(readConfig(vars)).toEqual(DEFAULT_CONFIG);
     expect(readConfig({})).toEqual(DEFAULT_CONFIG);
@@ -35,8 +35,9 @@ describe('configuration', () => {
       RATE_LIMIT_PER_MINUTE: '1200',
       WEBHOOK_RETRY_BASE_SECONDS: '0',
       WEBHOOK_ALLOW_LOOPBACK: 'true',
+      ACCOUNT_MAX_SCENARIOS: '7',
     });
-    expect(config).toEqual({ retentionDays: 30, revisionsKept: 5, chartUrlTtlSeconds: 60, rateLimitPerMinute: 1200, webhookRetryBaseSeconds: 0, webhookAllowLoopback: true });
+    expect(config).toEqual({ retentionDays: 30, revisionsKept: 5, chartUrlTtlSeconds: 60, rateLimitPerMinute: 1200, webhookRetryBaseSeconds: 0, webhookAllowLoopback: true, accountMaxScenarios: 7 });
     const junk = readConfig({ SCENARIO_REVISIONS_KEPT: '0', CHART_URL_TTL_SECONDS: '1.5', RATE_LIMIT_PER_MINUTE: 'many', WEBHOOK_RETRY_BASE_SECONDS: '-1', WEBHOOK_ALLOW_LOOPBACK: 'yes' });
     expect(junk).toEqual(DEFAULT_CONFIG);
   });

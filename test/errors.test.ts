@@ -1,6 +1,8 @@
 // Every row of the error table in docs/decisions.md, over HTTP: problem+json with the stable code, the
 // status the table gives, and no change to stored data.
-import { exports } from 'cloudflare:workers';
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
+import { env, exports } from 'cloudflare:workers';
+import { app } from '../src/app.ts';
 import { describe, expect, it } from 'vitest';
 import { BASE, api, createAccount, createAccountWithKey, createKey, createScenario, scenarioData, send, type Reply } from './helpers/api.ts';
 import { expectProblem, expectUnauthorized, freshAddress, snapshot } from './helpers/contract.ts';
@@ -301,5 +303,25 @@ describe('validation messages are in the API’s own words, not the validator’
     const res = await api(key).get(`/scenarios/${token}/diff`);
     expectProblem(res, 400, 'invalid_query');
     expect(res.body.errors).toEqual([{ path: 'from', message: 'is required' }]);
+  });
+});
+
+describe('the storage quota over HTTP', () => {
+  it('answers a create past ACCOUNT_MAX_SCENARIOS with 409 quota_exceeded and changes nothing', async () => {
+    const { key } = await createAccountWithKey();
+    await createScenario(key);
+    const before = await snapshot();
+    const request = new Request(`${BASE}/scenarios`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ scenarioData: scenarioData() }),
+    });
+    const ctx = createExecutionContext();
+    const res = await app.fetch(request, { ...env, ACCOUNT_MAX_SCENARIOS: '1' }, ctx);
+    await waitOnExecutionContext(ctx);
+    const text = await res.text();
+    checkAgainstDocument('POST', '/scenarios', { status: res.status, headers: res.headers, text });
+    expectProblem({ status: res.status, headers: res.headers, body: JSON.parse(text), text }, 409, 'quota_exceeded');
+    expect(await snapshot()).toEqual(before);
   });
 });

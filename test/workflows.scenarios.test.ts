@@ -750,8 +750,52 @@ describe('states table', () => {
   });
 
   it('refuses a scenario whose state is not in the table', async () => {
-    const values = { ...owner.at(), token: generateScenarioToken(), stateId: 3, scenarioData: '{}', eventId: newEventId() };
+    const values = { ...owner.at(), token: generateScenarioToken(), stateId: 3, scenarioData: '{}', eventId: newEventId(), maxScenarios: 10 };
     await expect(runOne(env.DB, insertScenario(env.DB, values))).rejects.toThrow(/FOREIGN KEY/);
     expect(await tokensOf(owner.accountId)).toEqual([]);
+  });
+});
+
+describe('the storage quota (ACCOUNT_MAX_SCENARIOS), checked in the create’s own batch', () => {
+  const countOf = async (accountId: number) =>
+    (await env.DB.prepare('select scenario_count as n from accounts where id = ?').bind(accountId).first<{ n: number }>())?.n;
+  const create = (key: TestKey, max: number, idempotency?: { key: string; requestHash: string }) =>
+    createScenario(keyed(env.DB, key.at(), 'write'), input(), newEventId(), idempotency, max);
+
+  it('refuses a create past the quota with quota_exceeded, writing nothing; a delete makes room', async () => {
+    await create(owner, 2);
+    const second = await create(owner, 2);
+    expect(await countOf(owner.accountId)).toBe(2);
+    const before = await snapshot();
+    const events = await eventCount();
+    const error = await expectApiError(create(owner, 2), 'quota_exceeded');
+    expect(error.message).toMatch(/holds 2 scenarios, its quota of 2/);
+    expect(await snapshot()).toEqual(before);
+    expect(await eventCount()).toBe(events);
+
+    await deleteScenario(keyed(env.DB, owner.at(), 'write'), second.token, newEventId());
+    expect(await countOf(owner.accountId)).toBe(1);
+    await create(owner, 2);
+    expect(await countOf(owner.accountId)).toBe(2);
+  });
+
+  it('with an Idempotency-Key: a replay of an earlier create still answers, a new key is refused and stores no reply', async () => {
+    const first = await create(owner, 1, { key: 'quota-a', requestHash: 'h' });
+    const replay = await create(owner, 1, { key: 'quota-a', requestHash: 'h' });
+    expect(replay).toMatchObject({ token: first.token, replayed: true });
+    await expectApiError(create(owner, 1, { key: 'quota-b', requestHash: 'h' }), 'quota_exceeded');
+    expect((await recordsOf(owner.accountId)).map((r) => r.key)).toEqual(['quota-a']);
+    expect(await countOf(owner.accountId)).toBe(1);
+  });
+
+  it('counts a create and a delete once when D1 loses the reply after the commit', async () => {
+    const d1 = faultyD1((n) => (n === 1 ? 'after' : undefined));
+    const made = await createScenario(keyed(d1.db, owner.at(), 'write'), input(), newEventId(), undefined, 5);
+    expect(d1.injected.after).toBe(1);
+    expect(await countOf(owner.accountId)).toBe(1);
+    const lossy = faultyD1((n) => (n === 1 ? 'after' : undefined));
+    await deleteScenario(keyed(lossy.db, owner.at(), 'write'), made.token, newEventId());
+    expect(lossy.injected.after).toBe(1);
+    expect(await countOf(owner.accountId)).toBe(0);
   });
 });

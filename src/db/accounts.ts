@@ -11,6 +11,7 @@ function toAccount(row: RawRow): Account {
     name: row.name as string,
     email: row.email as string,
     createdAt: row.created_at as number,
+    scenarioCount: row.scenario_count as number,
     changeId: row.change_id as string | null,
   };
 }

@@ -11,7 +11,7 @@ import { sql, type SQL } from 'drizzle-orm/sql/sql';
 import { accountOfKey, liveKey, type KeyAccess, type KeyCheck } from './api-keys.ts';
 import { pruneThrottles } from './auth-throttles.ts';
 import { runBatch, runOne } from './execute.ts';
-import { apiKeys, events, idempotencyRecords, scenarios, type EventType, type IdempotencyRecord, type Scenario } from './schema.ts';
+import { accounts, apiKeys, events, idempotencyRecords, scenarios, type EventType, type IdempotencyRecord, type Scenario } from './schema.ts';
 import { statement, type RawRow, type Session } from './statement.ts';
 
 const p = sql.placeholder;
@@ -97,13 +97,37 @@ export interface NewScenarioValues extends KeyCheck {
   stateId: number;
   scenarioData: string;
   eventId: string;
+  /** ACCOUNT_MAX_SCENARIOS: the insert is skipped for an account holding as many. */
+  maxScenarios: number;
 }
 
-/** A create without Idempotency-KeyCheck: inserted for a live read_write key, if the token is free. */
+/** The key's account holds fewer scenarios than its quota (placeholder maxScenarios). */
+const underQuota = sql`(select ${accounts.scenarioCount} from ${accounts} where ${accounts.id} = ${apiKeys.accountId}) < ${p('maxScenarios')}`;
+
+/** A create without Idempotency-Key: inserted for a live read_write key, if the token is free and the account under its quota. */
 export const insertScenario = statement<NewScenarioValues>(
   () => sql`insert into ${scenarios} (token, account_id, state_id, scenario_data, version, change_id, created_at, updated_at)
     select ${p('token')}, ${apiKeys.accountId}, ${p('stateId')}, ${p('scenarioData')}, 1, ${p('eventId')}, ${p('now')}, ${p('now')}
-    from ${apiKeys} where ${liveKey('write')} and not ${tokenTaken} and not ${eventRecorded}`,
+    from ${apiKeys} where ${liveKey('write')} and not ${tokenTaken} and not ${eventRecorded} and ${underQuota}`,
+);
+
+/** One more scenario on the account: only for the row this try inserted (a retry finds the event and skips). */
+export const countCreated = statement<KeyCheck & { token: string; eventId: string }>(
+  () => sql`update ${accounts} set ${sql.identifier(accounts.scenarioCount.name)} = ${accounts.scenarioCount} + 1
+    where ${accounts.id} = (select ${scenarios.accountId} from ${scenarios} where ${scenarios.token} = ${p('token')} and ${scenarios.changeId} = ${p('eventId')})
+    and not ${eventRecorded}`,
+);
+
+/** One scenario fewer: sent before the delete, only while the caller's row is there and this delete not yet recorded. */
+export const countDeleted = statement<KeyCheck & { token: string; eventId: string }>(
+  () => sql`update ${accounts} set ${sql.identifier(accounts.scenarioCount.name)} = ${accounts.scenarioCount} - 1
+    where ${accounts.id} = (select ${scenarios.accountId} from ${scenarios} where ${scenarios.token} = ${p('token')} and ${ownedBy('write')})
+    and not ${eventRecorded}`,
+);
+
+/** How many scenarios the caller's account holds: read back when a create did not happen, to tell a full account. */
+export const scenarioCountOfCaller = statement<KeyCheck>(
+  () => sql`select ${accounts.scenarioCount} as scenario_count from ${accounts} where ${accounts.id} = ${accountOfKey('write')}`,
 );
 
 export interface IdempotentCreateValues extends NewScenarioValues {
@@ -123,7 +147,7 @@ export const claimIdempotencyKey = statement<IdempotentCreateValues>(
   () => sql`insert into ${idempotencyRecords}
       (account_id, key, request_hash, scenario_token, response_status, response_body, created_at)
     select ${apiKeys.accountId}, ${p('idempotencyKey')}, ${p('requestHash')}, ${p('token')}, 201, ${p('responseBody')}, ${p('now')}
-    from ${apiKeys} where ${liveKey('write')} and not ${tokenTaken} and not ${eventRecorded}
+    from ${apiKeys} where ${liveKey('write')} and not ${tokenTaken} and not ${eventRecorded} and ${underQuota}
     on conflict (account_id, key) do update set request_hash = excluded.request_hash,
       scenario_token = excluded.scenario_token, response_status = excluded.response_status,
       response_body = excluded.response_body, created_at = excluded.created_at

@@ -19,6 +19,9 @@ export const accounts = sqliteTable(
     name: text('name').notNull(),
     email: text('email').notNull(),
     createdAt: integer('created_at').notNull(),
+    // Scenarios the account holds, kept by the batches that create and delete them (the storage
+    // quota, ACCOUNT_MAX_SCENARIOS, is checked against it without counting rows).
+    scenarioCount: integer('scenario_count').notNull().default(0),
     // The id the admin request that created the account drew (null for accounts made before it
     // was recorded): a retry after D1 lost the reply finds its own account by it, and answers 201
     // instead of the 409 its e-mail address would now get.

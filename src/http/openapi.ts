@@ -173,6 +173,7 @@ const EXAMPLE_DETAIL: Record<ProblemCode, string> = {
   not_found: 'No scenario with that token',
   method_not_allowed: 'PATCH is not allowed here; use GET, DELETE, HEAD',
   conflict: 'An account with that e-mail address exists',
+  quota_exceeded: 'This account holds 100000 scenarios, its quota of 100000; delete some before creating more',
   too_many_endpoints: 'An account can have at most 10 webhook endpoints; delete one first',
   precondition_failed: 'The scenario has changed since that ETag; fetch it again and reapply your change',
   payload_too_large: 'The request body is larger than 256 KiB',

@@ -102,7 +102,7 @@ const listCreateViewRoutes = routesBase
           headers: successHeaders('api-key', 'Location', 'ETag', 'Idempotent-Replayed'),
           content: jsonContent(ScenarioDetailResponseSchema, exampleDetail('Scenario created')),
         },
-        ...problemResponses('api-key', 'forbidden', 'invalid_json', 'invalid_header', 'validation_failed', 'idempotency_conflict', 'payload_too_large'),
+        ...problemResponses('api-key', 'forbidden', 'invalid_json', 'invalid_header', 'validation_failed', 'idempotency_conflict', 'quota_exceeded', 'payload_too_large'),
       },
     }),
     async (c) => {
@@ -110,7 +110,7 @@ const listCreateViewRoutes = routesBase
       const idempotencyKey = c.req.valid('header')['idempotency-key'];
       const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, requestHash: await sha256Hex(JSON.stringify(input)) };
       const eventId = newEventId();
-      const created = await createScenario(c.get('keyed'), input, eventId, idempotency);
+      const created = await createScenario(c.get('keyed'), input, eventId, idempotency, readConfig(c.env).accountMaxScenarios);
       if (!created.replayed) queueEvent(c, eventId);
       created.body.data.scenario.chart_img = await chartUrl(c, created.token);
       // A replay names the version its first reply named: 1.

@@ -14,6 +14,8 @@ import { deleteRevisions, pruneRevisions, recordRevision } from '../db/revisions
 import type { Scenario } from '../db/schema.ts';
 import {
   claimIdempotencyKey,
+  countCreated,
+  countDeleted,
   deleteScenarioReplies,
   deleteScenarioRow,
   eventById,
@@ -29,6 +31,7 @@ import {
   saveScenario as saveStatement,
   saveScenarioIfVersion,
   scenarioByToken,
+  scenarioCountOfCaller,
   toIdempotencyRecord,
   toScenario,
 } from '../db/scenarios.ts';
@@ -107,24 +110,28 @@ export async function createScenario(
   input: ScenarioDataInput,
   eventId: string,
   idempotency?: { key: string; requestHash: string },
+  maxScenarios: number = DEFAULT_CONFIG.accountMaxScenarios,
 ): Promise<Created> {
   const now = key.now;
   for (let draw = 1; ; draw++) {
     const token = generateScenarioToken();
     const stored = toStoredData(input, token);
-    const values = { ...key, token, stateId: stateIdOf(input), scenarioData: JSON.stringify(stored), eventId };
+    const values = { ...key, token, stateId: stateIdOf(input), scenarioData: JSON.stringify(stored), eventId, maxScenarios };
     const body = toDetailResponse({ token, stateId: values.stateId, createdAt: now }, stored, '', 'Scenario created');
 
     if (!idempotency) {
       const { rows } = await run({
         scenario: insertScenario(session, values),
+        count: countCreated(session, values),
         event: recordCreated(session, values),
         revision: recordRevision(session, values),
         outcome: eventById(session, values),
+        held: scenarioCountOfCaller(session, values),
       });
-      // The event says created (now or on an earlier try); without it the token was taken.
+      // The event says created (now or on an earlier try); without it the account is full, or the token was taken.
       const [event] = rows.outcome;
       if (event) return createdOutcome(event, input, token, body, now);
+      refuseOverQuota(rows.held, maxScenarios);
       if (draw >= TOKEN_DRAWS) throw new Error('could not draw a free scenario token');
       continue;
     }
@@ -133,16 +140,19 @@ export async function createScenario(
     const { rows } = await run({
       claim: claimIdempotencyKey(session, claim),
       scenario: insertClaimedScenario(session, claim),
+      count: countCreated(session, claim),
       event: recordCreated(session, claim),
       revision: recordRevision(session, claim),
       record: idempotencyRecordByKey(session, { ...key, idempotencyKey: idempotency.key }),
       outcome: eventById(session, claim),
+      held: scenarioCountOfCaller(session, claim),
     });
     const [event] = rows.outcome;
     if (event) return createdOutcome(event, input, token, body, now);
     const [recordRow] = rows.record;
     if (!recordRow) {
-      // The key is live (judged above), so the claim was skipped for a taken token: draw again.
+      // The key is live (judged above), so the claim was skipped for a full account or a taken token.
+      refuseOverQuota(rows.held, maxScenarios);
       if (draw >= TOKEN_DRAWS) throw new Error('could not draw a free scenario token');
       continue;
     }
@@ -151,6 +161,14 @@ export async function createScenario(
       throw new ApiError('idempotency_conflict', 'This Idempotency-Key was used with a different request body');
     }
     return { token: record.scenarioToken, body: JSON.parse(record.responseBody) as ScenarioDetailResponse, replayed: true };
+  }
+}
+
+/** 409 quota_exceeded when the account already holds its quota of scenarios (the create wrote nothing). */
+function refuseOverQuota(held: RawRow[], maxScenarios: number): void {
+  const count = held[0]?.scenario_count;
+  if (typeof count === 'number' && count >= maxScenarios) {
+    throw new ApiError('quota_exceeded', `This account holds ${count} scenarios, its quota of ${maxScenarios}; delete some before creating more`);
   }
 }
 
@@ -212,6 +230,7 @@ export function staleVersion(version: number): ApiError {
 export async function deleteScenario({ session, key, run }: Keyed, token: string, eventId: string): Promise<void> {
   const values = { ...key, token, eventId };
   const { rows } = await run({
+    count: countDeleted(session, values),
     event: recordDeleted(session, values),
     revisions: deleteRevisions(session, values),
     scenario: deleteScenarioRow(session, values),
