@@ -1,13 +1,19 @@
 // npm run keys -- <command> [options] [--remote]
 // Accounts and API keys from the command line, against the local D1 (what `npm start` serves)
-// or, with --remote, the deployed database. Same query functions as the admin API.
+// or, with --remote, the deployed database. Same query functions as the admin API, and what it
+// prints has the admin API's field names (snake_case): an account or a key as JSON, lists as tables.
 import { parseArgs } from 'node:util';
 import { CreateAccountBody, CreateKeyBody } from '../src/admin/schema.ts';
 import { issueApiKey } from '../src/auth/issue-key.ts';
 import { findAccount, insertAccount, listAccounts } from '../src/db/accounts.ts';
 import { listApiKeys, revokeApiKey } from '../src/db/api-keys.ts';
 import { formatTimestamp, parseRfc3339 } from '../src/http/timestamps.ts';
+import type { ApiKey } from '../src/db/schema.ts';
 import { openDatabase } from './lib/database.ts';
+
+// Wrangler's platform proxy logs at info level ("Using secrets defined in .dev.vars"); warnings
+// and errors only, unless WRANGLER_LOG says otherwise.
+process.env.WRANGLER_LOG ??= 'warn';
 
 const USAGE = `Usage: npm run keys -- <command> [options] [--remote]
 
@@ -59,6 +65,22 @@ function id(name: 'account' | 'key'): number {
 
 const ts = (ms: number | null) => (ms === null ? null : formatTimestamp(ms));
 
+/** A key as the admin API lists it: never the key itself or its hash. */
+function keyFields(k: ApiKey) {
+  return {
+    id: k.id,
+    prefix: k.prefix,
+    name: k.name,
+    scope: k.scope,
+    created_at: ts(k.createdAt),
+    expires_at: ts(k.expiresAt),
+    last_used_at: ts(k.lastUsedAt),
+    revoked_at: ts(k.revokedAt),
+  };
+}
+
+const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
+
 /** The admin API's body rules, so the command line cannot store what the API would refuse. */
 function valid<T>(result: { success: true; data: T } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } }): T {
   if (result.success) return result.data;
@@ -79,7 +101,7 @@ async function main(): Promise<void> {
         const { name, email } = valid(CreateAccountBody.safeParse({ name: required('name'), email: required('email') }));
         const account = await insertAccount(db, { name, email, now });
         if (!account) refuse(`An account with e-mail ${email} exists already (e-mail addresses are unique, whatever their case).`);
-        console.log(JSON.stringify({ ...account, createdAt: ts(account.createdAt) }, null, 2));
+        print({ id: account.id, name: account.name, email: account.email, created_at: ts(account.createdAt) });
         break;
       }
       case 'list-accounts': {
@@ -97,30 +119,23 @@ async function main(): Promise<void> {
         const issued = await issueApiKey(db, account.id, { name: body.name ?? null, scope, expiresAt, now });
         if (!issued) refuse(`no account ${account.id}`);
         const { key, row } = issued;
-        console.log(`Key ${row.id} for ${account.email} (${scope}). It is shown this once; only its hash is stored:\n\n  ${key}\n`);
+        // The admin API's 201 body; the note goes to stderr, so stdout stays one JSON document.
+        const { last_used_at: _used, revoked_at: _revoked, ...created } = keyFields(row);
+        print({ ...created, key });
+        console.error(`The key of ${account.email} is shown this once; only its hash is stored.`);
         break;
       }
       case 'list-keys': {
         const keys = await listApiKeys(db, id('account'));
         if (!keys) refuse(`no account ${id('account')}`);
-        console.table(
-          keys.map((k) => ({
-            id: k.id,
-            prefix: k.prefix,
-            name: k.name,
-            scope: k.scope,
-            created_at: ts(k.createdAt),
-            expires_at: ts(k.expiresAt),
-            last_used_at: ts(k.lastUsedAt),
-            revoked_at: ts(k.revokedAt),
-          })),
-        );
+        console.table(keys.map(keyFields));
         break;
       }
       case 'revoke-key': {
         const row = await revokeApiKey(db, id('key'), now);
         if (!row) refuse(`No key with id ${values.key}.`);
-        console.log(`Key ${row.id} (${row.prefix}…) revoked at ${ts(row.revokedAt)}`);
+        // As the admin API answers a revoke: the key, with its (first) revoked_at.
+        print(keyFields(row));
         break;
       }
       default:

@@ -2,10 +2,16 @@
 // sure a development account and key exist, then serve the Worker with `wrangler dev` on
 // 127.0.0.1:8787 (PORT overrides; its [build] command copies /docs' files), with the webhook vars
 // of local development (DEV_VARS), and print a curl line that works with that key.
+//
+// What it prints is for a person: a few lines, then the Worker's own log lines (src/http/log.ts)
+// as they come. Wrangler's chatter (migration tables, banners, the bindings table, a line per
+// request) is kept back: the migrations' output is shown only if they fail, and wrangler's
+// start-up output only if the server does not come up. `npm start -- --verbose` shows it all.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
+import { createInterface } from 'node:readline';
 import { hashApiKey } from '../src/auth/api-key.ts';
 import { issueApiKey } from '../src/auth/issue-key.ts';
 import { findAccountByEmail, insertAccount } from '../src/db/accounts.ts';
@@ -22,6 +28,7 @@ const DEV_KEY_FILE = '.wrangler/state/dev-api-key';
 // credential someone put in a URL (refused by the service, but received) would stay on disk. Its
 // traces are a convenience of the local explorer; the Worker's own logs say what failed.
 const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', X_LOCAL_OBSERVABILITY: 'false' };
+const VERBOSE = process.argv.slice(2).includes('--verbose');
 // Wrangler runs on this same Node (the one the project pins), whatever PATH says.
 const WRANGLER = ['node_modules/wrangler/bin/wrangler.js'];
 
@@ -66,14 +73,28 @@ async function portTaken(host: string, port: number): Promise<boolean> {
   });
 }
 
+/** Applies the local D1 migrations; wrangler's report is shown only when they fail. */
 function applyMigrations(): void {
   // stdin closed: wrangler then applies without asking for confirmation.
-  const result = spawnSync(process.execPath, [...WRANGLER, 'd1', 'migrations', 'apply', 'DB', '--local'], { stdio: ['ignore', 'inherit', 'inherit'], env });
-  if (result.status !== 0) process.exit(result.status ?? 1);
+  const result = spawnSync(process.execPath, [...WRANGLER, 'd1', 'migrations', 'apply', 'DB', '--local'], {
+    stdio: ['ignore', VERBOSE ? 'inherit' : 'pipe', VERBOSE ? 'inherit' : 'pipe'],
+    encoding: 'utf8',
+    env,
+  });
+  if (result.status !== 0) {
+    if (!VERBOSE) process.stderr.write(`${result.stdout ?? ''}${result.stderr ?? ''}`);
+    console.error(`Applying the migrations in drizzle/ to the local D1 failed (${result.error?.message ?? `exit code ${result.status}`}).`);
+    process.exit(result.status || 1);
+  }
+  const applied = /About to apply (\d+) migration/.exec(result.stdout ?? '')?.[1];
+  if (applied) console.log(`Applied ${applied} migration${applied === '1' ? '' : 's'} to the local D1 (.wrangler/state).`);
 }
 
 /** The saved development key if it still works, else a new one (and the account when missing). */
 async function ensureDevKey(): Promise<string> {
+  // Wrangler's platform proxy reads its log level from the environment when it logs: warnings only
+  // ("Using secrets defined in .dev.vars" is info), unless the developer asked for more.
+  if (!VERBOSE) process.env.WRANGLER_LOG ??= 'warn';
   const { db, dispose } = await openDatabase({ remote: false });
   try {
     const saved = existsSync(DEV_KEY_FILE) ? readFileSync(DEV_KEY_FILE, 'utf8').trim() : '';
@@ -109,6 +130,64 @@ async function waitUntilServing(url: string, child: ReturnType<typeof spawn>): P
   return false;
 }
 
+// Wrangler's own lines at its `log` level, the level that shows the Worker's console.log lines.
+// Everything else (the Worker's log lines, warnings, errors, "Reloading local server…") is passed on.
+const CHATTER = [
+  /^\[wrangler:info\] /, // "Ready on …", and a line per request or queue batch
+  /^\s*⛅️ wrangler /,
+  /^─+$/,
+  /^\[custom build\] Running: /,
+  /^Using (secrets|vars) defined in /,
+  /^⎔ (Starting local server|Connection status updated)/,
+];
+// Blocks: the bindings table (to the next blank line), and the warning that crons do not run by
+// themselves locally (its indented lines; the README says how to run them).
+const BINDINGS_TABLE = /^Your Worker has access to the following bindings:/;
+const CRON_WARNING = /Scheduled Workers are not automatically triggered/;
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+/**
+ * Wrangler's output, line by line, without its chatter. Until the server answers, lines are held
+ * back: then they go through the same filter (warnings and errors are kept), or, if it never
+ * answers, they are printed as they are.
+ */
+function relay(child: ReturnType<typeof spawn>): { ready: () => void; dumpHeld: () => void } {
+  let serving = false;
+  let block: 'table' | 'warning' | null = null;
+  const held: Array<[NodeJS.WriteStream, string]> = [];
+  const pass = (out: NodeJS.WriteStream, line: string) => {
+    const text = line.replace(ANSI, '');
+    const blank = text.trim() === '';
+    if (block === 'table') {
+      if (blank) block = null;
+      return;
+    }
+    if (block === 'warning') {
+      if (blank || /^\s/.test(text)) return;
+      block = null;
+    }
+    if (BINDINGS_TABLE.test(text)) block = 'table';
+    else if (CRON_WARNING.test(text)) block = 'warning';
+    else if (!blank && !CHATTER.some((re) => re.test(text))) out.write(`${line}\n`);
+  };
+  const onLine = (out: NodeJS.WriteStream) => (line: string) => {
+    if (VERBOSE) out.write(`${line}\n`);
+    else if (serving) pass(out, line);
+    else held.push([out, line]);
+  };
+  createInterface({ input: child.stdout! }).on('line', onLine(process.stdout));
+  createInterface({ input: child.stderr! }).on('line', onLine(process.stderr));
+  return {
+    ready: () => {
+      serving = true;
+      for (const [out, line] of held.splice(0)) pass(out, line);
+    },
+    dumpHeld: () => {
+      for (const [out, line] of held.splice(0)) out.write(`${line}\n`);
+    },
+  };
+}
+
 if (await portTaken(HOST, PORT)) {
   console.error(`Port ${PORT} on ${HOST} is already in use (another npm start?). Stop that server, or start this one elsewhere: PORT=9000 npm start`);
   process.exit(1);
@@ -119,18 +198,35 @@ const key = await ensureDevKey();
 
 const child = spawn(
   process.execPath,
-  [...WRANGLER, 'dev', '--ip', HOST, '--port', String(PORT), '--local', '--show-interactive-dev-session=false', '--log-level', 'warn', ...DEV_VARS.flatMap((v) => ['--var', v])],
-  { stdio: ['ignore', 'inherit', 'inherit'], env },
+  // `log` is the level at which wrangler passes on the Worker's console.log lines (console.error
+  // ones already show at `warn`); relay() drops what wrangler itself says at that level.
+  [...WRANGLER, 'dev', '--ip', HOST, '--port', String(PORT), '--local', '--show-interactive-dev-session=false', '--log-level', 'log', ...DEV_VARS.flatMap((v) => ['--var', v])],
+  { stdio: ['ignore', 'pipe', 'pipe'], env },
 );
+const output = relay(child);
+let failed = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
-child.on('exit', (code) => process.exit(code ?? 0));
+// 'close', not 'exit': the last lines of its output have been read by then.
+child.on('close', (code) => {
+  output.dumpHeld();
+  process.exit(failed ? 1 : (code ?? 0));
+});
 
 const base = `http://${HOST}:${PORT}`;
 if (await waitUntilServing(`${base}/openapi.json`, child)) {
+  output.ready();
   console.log(`
-Scenario Service on ${base}  (OpenAPI: ${base}/openapi.json)
+Scenario Service on ${base}
+  API reference: ${base}/docs  (OpenAPI document: ${base}/openapi.json)
 Development API key: ${key}
 
   curl -s -H "Authorization: Bearer ${key}" ${base}/me
+
+The Worker's log lines follow (one JSON line per failed request). Ctrl-C stops the server.
 `);
+} else if (child.exitCode === null) {
+  failed = true;
+  output.dumpHeld();
+  console.error(`The server did not answer on ${base} within two minutes; wrangler's output is above.`);
+  child.kill('SIGTERM');
 }
