@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
@@ -61,9 +62,19 @@ export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, 'drizzle'));
   // The webhook tests' receiver: real HTTP on loopback, for the queue consumer to deliver to.
   const receiver = await startReceiver();
+  // The OpenAPI document as the route definitions make it now: generated under Node with the real
+  // @hono/zod-openapi (the Worker and these tests have none, src/zod-openapi-trimmed/), for
+  // test/openapi-drift.test.ts to hold the committed and the served document against.
+  const generated = spawnSync(process.execPath, ['scripts/openapi-export.ts', '--print'], { cwd: import.meta.dirname, encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (generated.status !== 0) throw new Error(`scripts/openapi-export.ts --print failed:\n${generated.stderr}`);
   return {
-    // As in the Worker bundle (wrangler.toml [alias]): the tests run the same zod.
-    resolve: { alias: { zod: path.join(import.meta.dirname, 'src/zod-trimmed/index.ts') } },
+    // As in the Worker bundle (wrangler.toml [alias]): the tests run the same zod and @hono/zod-openapi.
+    resolve: {
+      alias: {
+        zod: path.join(import.meta.dirname, 'src/zod-trimmed/index.ts'),
+        '@hono/zod-openapi': path.join(import.meta.dirname, 'src/zod-openapi-trimmed/index.ts'),
+      },
+    },
     plugins: [
       cloudflareTest({
         wrangler: { configPath: './wrangler.toml' },
@@ -84,6 +95,7 @@ export default defineConfig(async () => {
             WEBHOOK_ALLOW_LOOPBACK: 'true',
             WEBHOOK_RETRY_BASE_SECONDS: '0',
             WEBHOOK_RECEIVER_URL: receiver.url,
+            OPENAPI_FROM_ROUTES: generated.stdout,
           },
         },
       }),

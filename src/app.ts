@@ -1,4 +1,7 @@
 // The app: middleware, one sub-app per resource, the OpenAPI document and /docs, error handlers.
+// The document is generated at build time from these very routes (scripts/lib/openapi-document.ts,
+// under Node with the real @hono/zod-openapi); in the Worker, `@hono/zod-openapi` is src/zod-openapi-trimmed/,
+// which validates requests as the real one does and records no OpenAPI metadata.
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { adminRoutes } from './admin/routes.ts';
 import { chartRoutes } from './chart/routes.ts';
@@ -6,9 +9,10 @@ import { docsRoutes } from './docs/routes.ts';
 import type { AppEnv } from './env.ts';
 import { errorHandlers } from './http/errors.ts';
 import { corsPreflight, limitBodySize, requestContext } from './http/middleware.ts';
-import { methodNotAllowedResponse, registerSharedComponents } from './http/openapi.ts';
+import { registerSharedComponents } from './http/openapi.ts';
+import { servedDocument } from './http/openapi-document.ts';
 import { refuseCredentialsInQuery } from './http/query.ts';
-import { buildRouteTable, routesReachedBy405, type RouteTable } from './http/routing.ts';
+import { buildRouteTable, type RouteTable } from './http/routing.ts';
 import { validationHook } from './http/validation.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { eventRoutes } from './events/routes.ts';
@@ -46,21 +50,6 @@ app.openAPIRegistry.registerComponent('securitySchemes', 'AdminToken', {
 });
 registerSharedComponents(app.openAPIRegistry);
 
-const DESCRIPTION = `Household scenarios for public-benefit analysis: the adults and children of a family, their
-incomes, the US state and year, and the programs to evaluate.
-
-Every route except the chart and this document needs \`Authorization: Bearer <API key>\`.
-
-**Errors** are RFC 9457 problem details (\`application/problem+json\`) with a stable \`code\`; each
-response below lists the codes it can carry. A path the API does not have answers 404
-(\`not_found\`); a known path with a method it does not serve answers 405 (\`method_not_allowed\`)
-with an \`Allow\` header. Every route refuses query parameters it does not list (400
-\`invalid_query\`, each named in \`errors\`), and a credential in a URL (\`?api_key=\`, a key as any
-value) is refused on every path before authentication: send keys only in \`Authorization\`.
-
-**Rate limits**: requests per API key (\`RateLimit-Policy: "per-key"\`) and failed authentications
-per client address (\`"failed-auth"\`); over either, 429 with \`Retry-After\` and \`RateLimit\`.`;
-
 let table: RouteTable | undefined;
 
 /**
@@ -72,57 +61,11 @@ export function routeTable(): RouteTable {
   return table;
 }
 
-let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
-
 /**
- * The OpenAPI 3.1 document, generated from the route definitions once per isolate (the
- * `servers` entry is the caller's origin, added per request).
+ * The OpenAPI 3.1 document, as generated from the route definitions at build time
+ * (`npm run openapi`); the `servers` entry is the caller's origin, added per request.
  */
-export function openApiDocument(): ReturnType<typeof app.getOpenAPI31Document> {
-  document ??= withLicense(with405s(app.getOpenAPI31Document({
-    openapi: '3.1.0',
-    info: {
-      title: 'Scenario Service',
-      version: '1.0.0',
-      description: DESCRIPTION,
-      // Placeholders until the operator names a support address and a licence.
-      contact: { name: 'Scenario Service maintainers', email: 'api@scenario-service.example' },
-    },
-    tags: [
-      { name: 'Scenarios', description: "The caller's household scenarios: list, view, create, save, delete, and their charts" },
-      { name: 'Revisions', description: "A scenario's history: every version a create, save or restore stored; view, restore and diff them" },
-      { name: 'Events', description: "Every change to the caller's scenarios, kept 30 days" },
-      { name: 'Webhooks', description: 'Endpoints that receive the events as signed POSTs (Standard Webhooks), and their delivery attempts' },
-      { name: 'Account', description: 'The account an API key belongs to' },
-      { name: 'Admin', description: 'For the account dashboard, under the admin token: accounts and their API keys' },
-    ],
-    security: [{ ApiKey: [] }],
-  })));
-  return document;
-}
-
-/**
- * 405 on the operations that tools matching paths by template alone (Prism as a validating proxy,
- * for one) route a 405 to: GET /scenarios/save answers 405, and such a tool takes it for
- * GET /scenarios/{token}. OpenAPI cannot describe the methods a path lacks, so this is where the
- * answer can be documented; a path with no operation for the method at all is refused by those
- * tools before the service is asked.
- */
-function with405s(generated: ReturnType<typeof app.getOpenAPI31Document>): ReturnType<typeof app.getOpenAPI31Document> {
-  const paths = generated.paths ?? {};
-  for (const route of routesReachedBy405(routeTable())) {
-    const operation = paths[route.path]?.[route.method.toLowerCase() as 'get'];
-    if (!operation?.responses) continue;
-    const sorted = Object.entries({ ...operation.responses, 405: methodNotAllowedResponse() }).sort(([a], [b]) => a.localeCompare(b));
-    operation.responses = Object.fromEntries(sorted);
-  }
-  return generated;
-}
-
-/** The 3.1 licence object (an SPDX identifier), which the generator's 3.0-typed config cannot take. */
-function withLicense(generated: ReturnType<typeof app.getOpenAPI31Document>): ReturnType<typeof app.getOpenAPI31Document> {
-  return { ...generated, info: { ...generated.info, license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } } };
-}
+export const openApiDocument = servedDocument;
 
 const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
 

@@ -5,6 +5,8 @@ declare namespace Cloudflare {
     TEST_MIGRATIONS: import('cloudflare:test').D1Migration[];
     /** The loopback webhook receiver (test/receiver/server.ts). */
     WEBHOOK_RECEIVER_URL: string;
+    /** The OpenAPI document generated from the route definitions now, under Node (vitest.config.ts). */
+    OPENAPI_FROM_ROUTES: string;
   }
   interface GlobalProps {
     mainModule: typeof import('../src/index.ts');
