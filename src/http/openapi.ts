@@ -245,18 +245,22 @@ export function problemResponses(guard: Guard, ...specs: Array<ProblemCode | rea
       description: `${STATUS_TEXT[status] ?? 'Error'} (code: ${list.join(', ')})`,
       headers: headers(...extra),
       'x-problem-codes': list,
-      content: {
-        'application/problem+json': {
-          schema: { $ref: '#/components/schemas/Problem' },
-          examples: Object.fromEntries(
-            list.map((code) => {
-              const errors = EXAMPLE_ERRORS[code];
-              const detail = routeDetail.get(code) ?? EXAMPLE_DETAIL_BY_GUARD[guard]?.[code] ?? EXAMPLE_DETAIL[code];
-              const error = new ApiError(code, detail, errors ? { errors } : {});
-              return [code, { summary: code, value: problemBody(error, EXAMPLE_REQUEST_ID) }];
-            }),
-          ),
-        },
+      // A getter: the examples are built when the document is generated (or a 404 detail is looked
+      // up, routing.ts), not for every route at isolate start.
+      get content() {
+        return {
+          'application/problem+json': {
+            schema: { $ref: '#/components/schemas/Problem' },
+            examples: Object.fromEntries(
+              list.map((code) => {
+                const errors = EXAMPLE_ERRORS[code];
+                const detail = routeDetail.get(code) ?? EXAMPLE_DETAIL_BY_GUARD[guard]?.[code] ?? EXAMPLE_DETAIL[code];
+                const error = new ApiError(code, detail, errors ? { errors } : {});
+                return [code, { summary: code, value: problemBody(error, EXAMPLE_REQUEST_ID) }];
+              }),
+            ),
+          },
+        };
       },
     };
   }
@@ -274,7 +278,22 @@ export function methodNotAllowedResponse(): ProblemResponse {
   return response;
 }
 
-/** A JSON request or response body of the given schema, with an example. */
+/**
+ * A JSON request or response body of the given schema, with an example: a value, or a function
+ * that makes it. A function is called only when the document is generated (`npm run openapi`, the
+ * tests), never at isolate start: examples built by the functions that build real replies (and
+ * checked by the request schemas) cost as much as the replies themselves.
+ */
 export const jsonContent = <T extends z.ZodType>(schema: T, example?: unknown) => ({
-  'application/json': example === undefined ? { schema } : { schema, example },
+  'application/json':
+    example === undefined
+      ? { schema }
+      : typeof example === 'function'
+        ? {
+            schema,
+            get example(): unknown {
+              return (example as () => unknown)();
+            },
+          }
+        : { schema, example },
 });

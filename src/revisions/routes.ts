@@ -13,7 +13,7 @@ import { validationHook } from '../http/validation.ts';
 import { ScenarioDetailResponseSchema, toDetailResponse } from '../scenarios/forms.ts';
 import { ScenarioToken, TokenParams } from '../scenarios/params.ts';
 import { newEventId } from '../scenarios/workflows.ts';
-import { EXAMPLE_DIFF, EXAMPLE_REVISION, EXAMPLE_REVISION_LIST, exampleRestored } from './examples.ts';
+import { exampleDiff, exampleRestored, exampleRevision, exampleRevisionList } from './examples.ts';
 import { DiffResponseSchema, RevisionListSchema, RevisionResponseSchema, toRevisionForm } from './forms.ts';
 import { queueEvent } from '../webhooks/producer.ts';
 import { diffRevisions, listRevisions, restoreRevision, viewRevision } from './workflows.ts';
@@ -52,7 +52,7 @@ export const revisionRoutes = base
       middleware: [apiKey('read')] as const,
       request: { params: TokenParams, query: pageQuery('version', 'a version number', '3') },
       responses: {
-        200: { description: 'A page of revisions', headers: successHeaders('api-key'), content: jsonContent(RevisionListSchema, EXAMPLE_REVISION_LIST) },
+        200: { description: 'A page of revisions', headers: successHeaders('api-key'), content: jsonContent(RevisionListSchema, exampleRevisionList) },
         ...problemResponses('api-key', 'not_found'),
       },
     }),
@@ -73,7 +73,7 @@ export const revisionRoutes = base
       middleware: [apiKey('read'), noQueryParameters] as const,
       request: { params: RevisionParams },
       responses: {
-        200: { description: 'The revision', headers: successHeaders('api-key'), content: jsonContent(RevisionResponseSchema, EXAMPLE_REVISION) },
+        200: { description: 'The revision', headers: successHeaders('api-key'), content: jsonContent(RevisionResponseSchema, exampleRevision) },
         ...problemResponses('api-key', 'not_found'),
       },
     }),
@@ -102,7 +102,7 @@ export const revisionRoutes = base
         200: {
           description: 'Restored: the scenario at its new version',
           headers: successHeaders('api-key', 'ETag'),
-          content: jsonContent(ScenarioDetailResponseSchema, exampleRestored()),
+          content: jsonContent(ScenarioDetailResponseSchema, exampleRestored),
         },
         ...problemResponses('api-key', 'forbidden', 'not_found', 'invalid_header', 'precondition_failed'),
       },
@@ -130,7 +130,7 @@ export const revisionRoutes = base
       middleware: [apiKey('read')] as const,
       request: { params: TokenParams, query: DiffQuery },
       responses: {
-        200: { description: 'The patch', headers: successHeaders('api-key'), content: jsonContent(DiffResponseSchema, EXAMPLE_DIFF) },
+        200: { description: 'The patch', headers: successHeaders('api-key'), content: jsonContent(DiffResponseSchema, exampleDiff) },
         ...problemResponses('api-key', 'not_found'),
       },
     }),

@@ -1,6 +1,8 @@
 // Examples for the OpenAPI document: one household of two adults and two children in New York.
 // The data goes through the request schema and the response examples are built by the functions
 // that build real responses, so the examples cannot drift from what the service accepts and sends.
+// They are functions, handed to jsonContent as they are: built when the document is generated
+// (`npm run openapi`, the tests), never at isolate start.
 import type { Scenario } from '../db/schema.ts';
 import { toStoredData } from './data.ts';
 import { toDetailResponse, toListItem, type DetailMessage } from './forms.ts';
@@ -62,35 +64,35 @@ const household = (year: number) => ({
   sub_division: 5,
 });
 
-/** Parsed, so an example the schema would refuse fails at startup rather than in the docs. */
+/** Parsed, so an example the schema would refuse fails when the document is generated rather than in the docs. */
 const parsed = (data: object): ScenarioDataInput => ScenarioDataInputSchema.parse(data);
 
-export const EXAMPLE_CREATE_BODY = { scenarioData: household(2026) };
-export const EXAMPLE_SAVE_BODY = { token: TOKEN, scenarioData: household(2027) };
+export const exampleCreateBody = () => ({ scenarioData: household(2026) });
+export const exampleSaveBody = () => ({ token: TOKEN, scenarioData: household(2027) });
 
-const row: Scenario = {
+const row = (): Scenario => ({
   id: 1042,
   token: TOKEN,
   accountId: 7,
   stateId: 36,
-  scenarioData: JSON.stringify(toStoredData(parsed(EXAMPLE_CREATE_BODY.scenarioData), TOKEN)),
+  scenarioData: exampleStored().created,
   version: 1,
   changeId: null,
   createdAt: CREATED_AT,
   updatedAt: CREATED_AT,
-};
+});
 
 /** The example's token, and its stored data as created (version 1) and as saved (version 2). */
 export const EXAMPLE_TOKEN = TOKEN;
-export const EXAMPLE_STORED = {
-  created: row.scenarioData,
-  saved: JSON.stringify(toStoredData(parsed(EXAMPLE_SAVE_BODY.scenarioData), TOKEN)),
-};
+export const exampleStored = () => ({
+  created: JSON.stringify(toStoredData(parsed(exampleCreateBody().scenarioData), TOKEN)),
+  saved: JSON.stringify(toStoredData(parsed(exampleSaveBody().scenarioData), TOKEN)),
+});
 export const EXAMPLE_CREATED_AT = CREATED_AT;
 
 export function exampleDetail(message: DetailMessage) {
-  const data = message === 'Scenario saved' ? EXAMPLE_STORED.saved : row.scenarioData;
-  return toDetailResponse(row, data, CHART_IMG, message);
+  const data = message === 'Scenario saved' ? exampleStored().saved : exampleStored().created;
+  return toDetailResponse(row(), data, CHART_IMG, message);
 }
 
-export const EXAMPLE_LIST = { data: [toListItem(row, null)], has_more: false };
+export const exampleList = () => ({ data: [toListItem(row(), null)], has_more: false });

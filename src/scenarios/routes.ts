@@ -14,7 +14,7 @@ import { pageQuery, toPageRequest } from '../http/pagination.ts';
 import { ApiError } from '../http/problem.ts';
 import { noQueryParameters, refuseQueryParameters } from '../http/query.ts';
 import { validationHook } from '../http/validation.ts';
-import { EXAMPLE_CREATE_BODY, EXAMPLE_LIST, EXAMPLE_SAVE_BODY, exampleDetail } from './examples.ts';
+import { exampleCreateBody, exampleDetail, exampleList, exampleSaveBody } from './examples.ts';
 import {
   DeletedResponseSchema,
   ScenarioDetailResponseSchema,
@@ -62,7 +62,7 @@ const listCreateViewRoutes = routesBase
       middleware: [apiKey('read')] as const,
       request: { query: ListQuery },
       responses: {
-        200: { description: 'A page of scenarios', headers: successHeaders('api-key'), content: jsonContent(ScenarioListSchema, EXAMPLE_LIST) },
+        200: { description: 'A page of scenarios', headers: successHeaders('api-key'), content: jsonContent(ScenarioListSchema, exampleList) },
         ...problemResponses('api-key', 'invalid_query'),
       },
     }),
@@ -94,13 +94,13 @@ const listCreateViewRoutes = routesBase
             .optional()
             .openapi({ description: 'Any opaque string up to 255 characters, new for each create (a UUID, say)' }),
         }),
-        body: { required: true, content: jsonContent(CreateScenarioBodySchema, EXAMPLE_CREATE_BODY) },
+        body: { required: true, content: jsonContent(CreateScenarioBodySchema, exampleCreateBody) },
       },
       responses: {
         201: {
           description: 'Created (or the replay of an earlier create with the same Idempotency-Key)',
           headers: successHeaders('api-key', 'Location', 'ETag', 'Idempotent-Replayed'),
-          content: jsonContent(ScenarioDetailResponseSchema, exampleDetail('Scenario created')),
+          content: jsonContent(ScenarioDetailResponseSchema, () => exampleDetail('Scenario created')),
         },
         ...problemResponses('api-key', 'forbidden', 'invalid_json', 'invalid_header', 'validation_failed', 'idempotency_conflict', 'quota_exceeded', 'payload_too_large'),
       },
@@ -137,7 +137,7 @@ const listCreateViewRoutes = routesBase
         200: {
           description: 'The scenario',
           headers: successHeaders('api-key', 'ETag'),
-          content: jsonContent(ScenarioDetailResponseSchema, exampleDetail('Scenario found')),
+          content: jsonContent(ScenarioDetailResponseSchema, () => exampleDetail('Scenario found')),
         },
         304: { description: 'Not modified since the ETag given in If-None-Match', headers: successHeaders('api-key', 'ETag') },
         ...problemResponses('api-key', 'not_found'),
@@ -165,13 +165,13 @@ function saveRoute<M extends 'post' | 'put'>(method: M) {
     middleware: [apiKey('write'), jsonWriteChecks] as const,
     request: {
       headers: z.object({ 'if-match': conditionalHeader('The ETag the change is based on (e.g. "v3"), or * for "if it exists"') }),
-      body: { required: true, content: jsonContent(SaveScenarioBodySchema, EXAMPLE_SAVE_BODY) },
+      body: { required: true, content: jsonContent(SaveScenarioBodySchema, exampleSaveBody) },
     },
     responses: {
       200: {
         description: 'Saved',
         headers: successHeaders('api-key', 'ETag'),
-        content: jsonContent(ScenarioDetailResponseSchema, exampleDetail('Scenario saved')),
+        content: jsonContent(ScenarioDetailResponseSchema, () => exampleDetail('Scenario saved')),
       },
       ...problemResponses('api-key', 'forbidden', 'not_found', 'invalid_json', 'invalid_header', 'validation_failed', 'precondition_failed', 'payload_too_large'),
     },
