@@ -2,6 +2,7 @@
 // Thin: the scenario's token and version, never its data.
 import { z } from '@hono/zod-openapi';
 import { EVENT_TYPES, type Event } from '../db/schema.ts';
+import { documented } from '../http/openapi.ts';
 import { int, TimestampSchema } from '../http/scalars.ts';
 import { formatTimestamp } from '../http/timestamps.ts';
 
@@ -10,17 +11,19 @@ export const EVENT_ID_PATTERN = /^evt_[0-9a-f]{32}$/;
 export const EventIdSchema = () =>
   z.string().length(36).regex(EVENT_ID_PATTERN).openapi({ description: 'evt_ + 32 hex digits', example: 'evt_5f0c6e1a9b2d4c8e8a7f3b1d2e4c6a80' });
 
-export const EventSchema = z
-  .strictObject({
-    id: EventIdSchema(),
-    type: z.enum(EVENT_TYPES).openapi({ example: 'scenario.saved' }),
-    created_at: TimestampSchema,
-    data: z.strictObject({
-      token: z.string().length(15).regex(/^[1-9][0-9]{14}$/).openapi({ example: '482913075561204' }),
-      version: int(1, Number.MAX_SAFE_INTEGER).optional().openapi({ description: 'The version the change made; absent for scenario.deleted', example: 3 }),
-    }),
-  })
-  .openapi('Event', { description: 'A change to a scenario. Webhook deliveries POST exactly this object.' });
+export const EventSchema = documented(() =>
+  z
+    .strictObject({
+      id: EventIdSchema(),
+      type: z.enum(EVENT_TYPES).openapi({ example: 'scenario.saved' }),
+      created_at: TimestampSchema,
+      data: z.strictObject({
+        token: z.string().length(15).regex(/^[1-9][0-9]{14}$/).openapi({ example: '482913075561204' }),
+        version: int(1, Number.MAX_SAFE_INTEGER).optional().openapi({ description: 'The version the change made; absent for scenario.deleted', example: 3 }),
+      }),
+    })
+    .openapi('Event', { description: 'A change to a scenario. Webhook deliveries POST exactly this object.' }),
+);
 
 export type EventForm = z.infer<typeof EventSchema>;
 
@@ -33,9 +36,11 @@ export function toEventForm(event: Pick<Event, 'id' | 'type' | 'token' | 'versio
   };
 }
 
-export const EventListSchema = z
-  .strictObject({ data: z.array(EventSchema).max(100), has_more: z.boolean() })
-  .openapi('EventList');
+export const EventListSchema = documented(() =>
+  z
+    .strictObject({ data: z.array(EventSchema).max(100), has_more: z.boolean() })
+    .openapi('EventList'),
+);
 
 export const EXAMPLE_EVENT: EventForm = {
   id: 'evt_5f0c6e1a9b2d4c8e8a7f3b1d2e4c6a80',

@@ -7,35 +7,64 @@ import { BOOKMARK_PATTERN, MAX_BODY_BYTES, REQUEST_ID_PATTERN } from './limits.t
 import { int } from './scalars.ts';
 import { ApiError, PROBLEM_STATUS, problemBody, type FieldError, type ProblemCode } from './problem.ts';
 
+/**
+ * A value that only the OpenAPI document reads: a response body's schema, say. Where the document
+ * is generated (under Node, with the real @hono/zod-openapi) it is built at once. In the Worker,
+ * whose `.openapi()` records nothing (src/zod-openapi-trimmed/), it is built the first time
+ * anything touches it, through a proxy: nothing does at run time, so the schemas of the replies
+ * (about half of the zod schemas the app defines) are never built in a deployed isolate. Request
+ * schemas must not go through here: they validate every request.
+ */
+export function documented<T extends object>(build: () => T): T {
+  const installed = (z.ZodType.prototype as unknown as { openapi?: Record<symbol, unknown> }).openapi;
+  if (!installed?.[Symbol.for('scenario-service.openapi.records-nothing')]) return build();
+  let built: T | undefined;
+  const target = () => (built ??= build());
+  return new Proxy({} as T, {
+    get: (_, key) => Reflect.get(target(), key),
+    has: (_, key) => Reflect.has(target(), key),
+    set: (_, key, value) => Reflect.set(target(), key, value),
+    ownKeys: () => Reflect.ownKeys(target()),
+    getOwnPropertyDescriptor: (_, key) => {
+      const descriptor = Reflect.getOwnPropertyDescriptor(target(), key);
+      // Reported configurable: the proxy's own (empty) target cannot vouch for anything else.
+      return descriptor && { ...descriptor, configurable: true };
+    },
+    getPrototypeOf: () => Reflect.getPrototypeOf(target()),
+  });
+}
+
 const EXAMPLE_REQUEST_ID = '8f1e2d3c4b5a6978-AMS';
 
-export const ProblemSchema = z
-  .strictObject({
-    type: z
-      .string()
-      .max(80)
-      .regex(/^tag:scenario-service,2026:problems\/[a-z_]+$/)
-      .openapi({ format: 'uri', description: 'A tag URI per code; stable, not meant to be fetched' }),
-    title: z.string().max(100).openapi({ description: 'Short summary of the code' }),
-    status: int(400, 599),
-    detail: z.string().max(1024).openapi({ description: 'What went wrong with this request, for people' }),
-    code: z.enum(Object.keys(PROBLEM_STATUS) as [ProblemCode, ...ProblemCode[]]).openapi({ description: 'Stable, machine-readable' }),
-    request_id: z.string().regex(REQUEST_ID_PATTERN).max(64).openapi({ description: 'The X-Request-Id of the response' }),
-    errors: z
-      .array(
-        z.strictObject({
-          // Names fields of the request, which can be as long as the body itself.
-          path: z
-            .string()
-            .max(MAX_BODY_BYTES)
-            .openapi({ description: 'Where in the body (or which query parameter or header)', example: 'scenarioData.adult[0].age' }),
-          message: z.string().max(500).openapi({ example: 'must be at most 130' }),
-        }),
-      )
-      .optional()
-      .openapi({ description: 'Every problem of the request at once (422, and 400 for queries and headers)' }),
-  })
-  .openapi('Problem', { description: 'An RFC 9457 problem detail; every error of this API is one, as application/problem+json' });
+export const ProblemSchema = documented(() =>
+  z
+    .strictObject({
+      type: z
+        .string()
+        .max(80)
+        .regex(/^tag:scenario-service,2026:problems\/[a-z_]+$/)
+        .openapi({ format: 'uri', description: 'A tag URI per code; stable, not meant to be fetched' }),
+      title: z.string().max(100).openapi({ description: 'Short summary of the code' }),
+      status: int(400, 599),
+      detail: z.string().max(1024).openapi({ description: 'What went wrong with this request, for people' }),
+      code: z.enum(Object.keys(PROBLEM_STATUS) as [ProblemCode, ...ProblemCode[]]).openapi({ description: 'Stable, machine-readable' }),
+      request_id: z.string().regex(REQUEST_ID_PATTERN).max(64).openapi({ description: 'The X-Request-Id of the response' }),
+      errors: z
+        .array(
+          z.strictObject({
+            // Names fields of the request, which can be as long as the body itself.
+            path: z
+              .string()
+              .max(MAX_BODY_BYTES)
+              .openapi({ description: 'Where in the body (or which query parameter or header)', example: 'scenarioData.adult[0].age' }),
+            message: z.string().max(500).openapi({ example: 'must be at most 130' }),
+          }),
+        )
+        .optional()
+        .openapi({ description: 'Every problem of the request at once (422, and 400 for queries and headers)' }),
+    })
+    .openapi('Problem', { description: 'An RFC 9457 problem detail; every error of this API is one, as application/problem+json' }),
+);
 
 export type HeaderName =
   | 'X-Request-Id'

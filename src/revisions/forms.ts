@@ -2,52 +2,63 @@
 // one place, with the zod schemas that document them.
 import { z } from '@hono/zod-openapi';
 import type { RevisionRow } from '../db/revisions.ts';
+import { documented } from '../http/openapi.ts';
 import { idSchema, TimestampSchema } from '../http/scalars.ts';
 import { formatTimestamp } from '../http/timestamps.ts';
 import { detailData, ScenarioDataDetailSchema, StateSummary, stateOf } from '../scenarios/forms.ts';
 
 const Version = () => idSchema().openapi({ description: 'The version this revision is; its ETag is "v<version>"', example: 2 });
 
-export const RevisionSchema = z
-  .strictObject({
-    version: Version(),
-    created_at: TimestampSchema.openapi({ description: 'When the change that made this version happened' }),
-    state: StateSummary(),
-    scenario_data: ScenarioDataDetailSchema,
-  })
-  .openapi('Revision');
+export const RevisionSchema = documented(() =>
+  z
+    .strictObject({
+      version: Version(),
+      created_at: TimestampSchema.openapi({ description: 'When the change that made this version happened' }),
+      state: StateSummary(),
+      scenario_data: ScenarioDataDetailSchema,
+    })
+    .openapi('Revision'),
+);
 
-export const RevisionListSchema = z
-  .strictObject({
-    data: z.array(RevisionSchema).max(100).openapi({ description: 'Newest first; at most `limit` items' }),
-    has_more: z.boolean().openapi({ description: 'Whether more revisions follow in the direction of paging' }),
-  })
-  .openapi('RevisionList');
+export const RevisionListSchema = documented(() =>
+  z
+    .strictObject({
+      data: z.array(RevisionSchema).max(100).openapi({ description: 'Newest first; at most `limit` items' }),
+      has_more: z.boolean().openapi({ description: 'Whether more revisions follow in the direction of paging' }),
+    })
+    .openapi('RevisionList'),
+);
 
-export const RevisionResponseSchema = z
-  .strictObject({
-    data: z.strictObject({ status: z.literal('success'), message: z.literal('Revision found'), revision: RevisionSchema }),
-  })
-  .openapi('RevisionResponse');
+export const RevisionResponseSchema = documented(() =>
+  z
+    .strictObject({
+      data: z.strictObject({ status: z.literal('success'), message: z.literal('Revision found'), revision: RevisionSchema }),
+    })
+    .openapi('RevisionResponse'),
+);
 
 // What rfc6902's createPatch produces: add, remove and replace, paths as RFC 6901 pointers.
-const PatchOperationSchema = z
-  .strictObject({
-    op: z.enum(['add', 'remove', 'replace']),
-    path: z.string().max(200).regex(/^(\/([^~/]|~[01])*)*$/).openapi({ description: 'An RFC 6901 JSON Pointer into scenario_data', example: '/adult/0/wage_rate' }),
-    value: z.unknown().optional().openapi({ description: 'The new value (add, replace)', example: '24.00' }),
-  })
-  .openapi('PatchOperation');
+const PatchOperationSchema = documented(() =>
+  z
+    .strictObject({
+      op: z.enum(['add', 'remove', 'replace']),
+      path: z.string().max(200).regex(/^(\/([^~/]|~[01])*)*$/).openapi({ description: 'An RFC 6901 JSON Pointer into scenario_data', example: '/adult/0/wage_rate' }),
+      value: z.unknown().optional().openapi({ description: 'The new value (add, replace)', example: '24.00' }),
+    })
+    .openapi('PatchOperation'),
+);
 
-export const DiffResponseSchema = z
-  .strictObject({
-    data: z.strictObject({
-      from: Version(),
-      to: Version(),
-      patch: z.array(PatchOperationSchema).max(10_000).openapi({ description: "An RFC 6902 JSON Patch that turns from's scenario_data into to's" }),
-    }),
-  })
-  .openapi('Diff');
+export const DiffResponseSchema = documented(() =>
+  z
+    .strictObject({
+      data: z.strictObject({
+        from: Version(),
+        to: Version(),
+        patch: z.array(PatchOperationSchema).max(10_000).openapi({ description: "An RFC 6902 JSON Patch that turns from's scenario_data into to's" }),
+      }),
+    })
+    .openapi('Diff'),
+);
 
 export type Revision = z.infer<typeof RevisionSchema>;
 

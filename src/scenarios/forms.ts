@@ -2,6 +2,7 @@
 // the zod schemas that document them in the OpenAPI document.
 import { z } from '@hono/zod-openapi';
 import type { Scenario } from '../db/schema.ts';
+import { documented } from '../http/openapi.ts';
 import { idSchema, int, TimestampSchema } from '../http/scalars.ts';
 import { formatTimestamp } from '../http/timestamps.ts';
 import type { StoredScenarioData } from './data.ts';
@@ -16,25 +17,29 @@ const Token = () => z.string().length(15).regex(TOKEN_PATTERN).openapi({ example
 
 // Built from the input fields rather than extending Adult/Child, which would render as an allOf
 // whose strict second half refuses every field it does not restate.
-const StoredAdultSchema = z
-  .strictObject({
-    ...ADULT_FIELDS,
-    id: position(),
-    wage_rate: AmountOut(),
-    unemp_comp: AmountOut(),
-    monthly_ssi: AmountOut(),
-    child_support: AmountOut(),
-    other_unearned: AmountOut(),
-    monthly_disability: AmountOut(),
-    soc_sec_retirement: AmountOut(),
-    work_hours_per_week: AmountOut(),
-    training_hours_per_week: AmountOut(),
-  })
-  .openapi('StoredAdult');
+const StoredAdultSchema = documented(() =>
+  z
+    .strictObject({
+      ...ADULT_FIELDS,
+      id: position(),
+      wage_rate: AmountOut(),
+      unemp_comp: AmountOut(),
+      monthly_ssi: AmountOut(),
+      child_support: AmountOut(),
+      other_unearned: AmountOut(),
+      monthly_disability: AmountOut(),
+      soc_sec_retirement: AmountOut(),
+      work_hours_per_week: AmountOut(),
+      training_hours_per_week: AmountOut(),
+    })
+    .openapi('StoredAdult'),
+);
 
-const StoredChildSchema = z
-  .strictObject({ ...CHILD_FIELDS, id: position(), ssi_income_amount: AmountOut().optional() })
-  .openapi('StoredChild');
+const StoredChildSchema = documented(() =>
+  z
+    .strictObject({ ...CHILD_FIELDS, id: position(), ssi_income_amount: AmountOut().optional() })
+    .openapi('StoredChild'),
+);
 
 const StateId = () => int(1, 56).openapi({ description: 'FIPS code of the state', example: 36 });
 const StateName = () => z.enum(US_STATES.map((s) => s.name) as [string, ...string[]]).openapi({ example: 'New York' });
@@ -54,64 +59,76 @@ function scenarioDataSchema<Token extends z.ZodType<string | number>>(token: Tok
   });
 }
 
-export const ScenarioListItemSchema = z
-  .strictObject({
-    id: idSchema().openapi({ description: 'Record id; also the pagination cursor', example: 1042 }),
-    user_id: idSchema().openapi({ description: 'The owning account', example: 7 }),
-    state: z.strictObject({
-      id: StateId(),
-      name: StateName(),
-      slug: z.enum(US_STATES.map((s) => s.slug) as [string, ...string[]]).openapi({ example: 'new-york' }),
-    }),
-    token: Token(),
-    expired: Timestamp.nullable().openapi({ description: 'null while live; else when the retention period ran out' }),
-    created_at: Timestamp,
-    scenario_data: scenarioDataSchema(Token()).openapi('ScenarioDataListForm'),
-  })
-  .openapi('ScenarioListItem');
+export const ScenarioListItemSchema = documented(() =>
+  z
+    .strictObject({
+      id: idSchema().openapi({ description: 'Record id; also the pagination cursor', example: 1042 }),
+      user_id: idSchema().openapi({ description: 'The owning account', example: 7 }),
+      state: z.strictObject({
+        id: StateId(),
+        name: StateName(),
+        slug: z.enum(US_STATES.map((s) => s.slug) as [string, ...string[]]).openapi({ example: 'new-york' }),
+      }),
+      token: Token(),
+      expired: Timestamp.nullable().openapi({ description: 'null while live; else when the retention period ran out' }),
+      created_at: Timestamp,
+      scenario_data: scenarioDataSchema(Token()).openapi('ScenarioDataListForm'),
+    })
+    .openapi('ScenarioListItem'),
+);
 
 /** scenario_data as the detail form shows it: its token a number. Revisions show it so too. */
-export const ScenarioDataDetailSchema = scenarioDataSchema(
-  int(100_000_000_000_000, 999_999_999_999_999).openapi({ description: 'The token, as a number', example: 482913075561204 }),
-).openapi('ScenarioDataDetailForm');
+export const ScenarioDataDetailSchema = documented(() =>
+  scenarioDataSchema(
+    int(100_000_000_000_000, 999_999_999_999_999).openapi({ description: 'The token, as a number', example: 482913075561204 }),
+  ).openapi('ScenarioDataDetailForm'),
+);
 export type ScenarioDataDetail = z.infer<typeof ScenarioDataDetailSchema>;
 
 export const DETAIL_MESSAGES = ['Scenario found', 'Scenario created', 'Scenario saved', 'Scenario restored'] as const;
 export type DetailMessage = (typeof DETAIL_MESSAGES)[number];
 
-export const ScenarioDetailSchema = z
-  .strictObject({
-    token: Token(),
-    scenario_data: ScenarioDataDetailSchema,
-    chart_img: z
-      .string()
-      .max(2048)
-      .openapi({ format: 'uri', description: 'Signed, expiring URL of an SVG chart of the scenario; needs no API key' }),
-    created_at: Timestamp,
-    state: StateSummary(),
-  })
-  .openapi('ScenarioDetail');
+export const ScenarioDetailSchema = documented(() =>
+  z
+    .strictObject({
+      token: Token(),
+      scenario_data: ScenarioDataDetailSchema,
+      chart_img: z
+        .string()
+        .max(2048)
+        .openapi({ format: 'uri', description: 'Signed, expiring URL of an SVG chart of the scenario; needs no API key' }),
+      created_at: Timestamp,
+      state: StateSummary(),
+    })
+    .openapi('ScenarioDetail'),
+);
 
-export const ScenarioListSchema = z
-  .strictObject({
-    data: z.array(ScenarioListItemSchema).max(100).openapi({ description: 'Newest first; at most `limit` items' }),
-    has_more: z.boolean().openapi({ description: 'Whether more items follow in the direction of paging' }),
-  })
-  .openapi('ScenarioList');
+export const ScenarioListSchema = documented(() =>
+  z
+    .strictObject({
+      data: z.array(ScenarioListItemSchema).max(100).openapi({ description: 'Newest first; at most `limit` items' }),
+      has_more: z.boolean().openapi({ description: 'Whether more items follow in the direction of paging' }),
+    })
+    .openapi('ScenarioList'),
+);
 
-export const ScenarioDetailResponseSchema = z
-  .strictObject({
-    data: z.strictObject({
-      status: z.literal('success'),
-      message: z.enum(DETAIL_MESSAGES),
-      scenario: ScenarioDetailSchema,
-    }),
-  })
-  .openapi('ScenarioDetailResponse');
+export const ScenarioDetailResponseSchema = documented(() =>
+  z
+    .strictObject({
+      data: z.strictObject({
+        status: z.literal('success'),
+        message: z.enum(DETAIL_MESSAGES),
+        scenario: ScenarioDetailSchema,
+      }),
+    })
+    .openapi('ScenarioDetailResponse'),
+);
 
-export const DeletedResponseSchema = z
-  .strictObject({ data: z.strictObject({ status: z.literal('success'), message: z.literal('Scenario deleted') }) })
-  .openapi('ScenarioDeleted');
+export const DeletedResponseSchema = documented(() =>
+  z
+    .strictObject({ data: z.strictObject({ status: z.literal('success'), message: z.literal('Scenario deleted') }) })
+    .openapi('ScenarioDeleted'),
+);
 
 export type ScenarioListItem = z.infer<typeof ScenarioListItemSchema>;
 export type ScenarioDetailResponse = z.infer<typeof ScenarioDetailResponseSchema>;
