@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
+import { experimental_readRawConfig } from 'wrangler';
 import { startReceiver } from './scripts/lib/webhook-receiver.ts';
 
 // workerd's console lines that tests provoke on purpose, each with why it is expected. They are
@@ -67,12 +68,23 @@ export default defineConfig(async () => {
   // test/openapi-drift.test.ts to hold the committed and the served document against.
   const generated = spawnSync(process.execPath, ['scripts/openapi-export.ts', '--print'], { cwd: import.meta.dirname, encoding: 'utf8', maxBuffer: 64 << 20 });
   if (generated.status !== 0) throw new Error(`scripts/openapi-export.ts --print failed:\n${generated.stderr}`);
+  // Every statement of src/db/ as drizzle renders it (under Node), for test/db.drizzle-lite.test.ts.
+  const statements = spawnSync(process.execPath, ['scripts/sql-export.ts', '--print'], { cwd: import.meta.dirname, encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (statements.status !== 0) throw new Error(`scripts/sql-export.ts --print failed:\n${statements.stderr}`);
+  // wrangler.toml's [alias] for drizzle-orm's subpaths, so the tests run the Worker's drizzle-lite.
+  const { rawConfig } = experimental_readRawConfig({ config: path.join(import.meta.dirname, 'wrangler.toml') });
+  const drizzleLite = Object.fromEntries(
+    Object.entries(rawConfig.alias ?? {})
+      .filter(([name]) => name.startsWith('drizzle-orm/'))
+      .map(([name, target]) => [name, path.join(import.meta.dirname, String(target))]),
+  );
   return {
     // As in the Worker bundle (wrangler.toml [alias]): the tests run the same zod and @hono/zod-openapi.
     resolve: {
       alias: {
         zod: path.join(import.meta.dirname, 'src/zod-trimmed/index.ts'),
         '@hono/zod-openapi': path.join(import.meta.dirname, 'src/zod-openapi-trimmed/index.ts'),
+        ...drizzleLite,
       },
     },
     plugins: [
@@ -96,6 +108,7 @@ export default defineConfig(async () => {
             WEBHOOK_RETRY_BASE_SECONDS: '0',
             WEBHOOK_RECEIVER_URL: receiver.url,
             OPENAPI_FROM_ROUTES: generated.stdout,
+            SQL_FROM_DRIZZLE: statements.stdout,
           },
         },
       }),

@@ -3,7 +3,7 @@
 // sessions interleave; a missing value fails before anything is sent; runBatch and runOne give the
 // rows back, retry D1's transient faults and give up with DatabaseUnavailableError.
 import { env } from 'cloudflare:workers';
-import { sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm/sql/sql';
 import { describe, expect, it } from 'vitest';
 import { findAccount, insertAccount } from '../src/db/accounts.ts';
 import { findKeyByHash, listApiKeys } from '../src/db/api-keys.ts';

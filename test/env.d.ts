@@ -7,6 +7,8 @@ declare namespace Cloudflare {
     WEBHOOK_RECEIVER_URL: string;
     /** The OpenAPI document generated from the route definitions now, under Node (vitest.config.ts). */
     OPENAPI_FROM_ROUTES: string;
+    /** Every statement of src/db/ as drizzle renders it under Node (vitest.config.ts), as sorted JSON. */
+    SQL_FROM_DRIZZLE: string;
   }
   interface GlobalProps {
     mainModule: typeof import('../src/index.ts');

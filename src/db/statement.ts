@@ -2,6 +2,10 @@
 // so an isolate's start-up builds none), with named placeholders for its values; each call binds
 // those values and runs the statement on the session it is given. No handle is held between
 // calls, so a query can only ever run on the session its caller passed in.
+// In the Worker (and the tests), `drizzle-orm/sql/sql` and the rest are src/db/drizzle-lite/ (its
+// 3 KiB render the statements as written here, byte for byte as drizzle does):
+// test/db.drizzle-lite.test.ts holds every statement defined with `statement()` against drizzle's
+// own rendering under Node. Define statements at module level, once each.
 import { fillPlaceholders, Param, Placeholder, type SQL } from 'drizzle-orm/sql/sql';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core/dialect';
 
@@ -70,9 +74,27 @@ function render(query: SQL): Rendered {
  * and parameter list are kept (text that never changes, the same for every request).
  */
 export function statement<Values extends object = Record<string, never>>(build: () => SQL): Statement<Values> {
+  defined.push(build);
   let rendered: Rendered | undefined;
   return (session, values) => {
     rendered ??= render(build());
     return session.prepare(rendered.sql).bind(...rendered.bind(values as Record<string, unknown>));
   };
+}
+
+/** Every statement defined so far (module-level definitions: a fixed list per isolate). */
+const defined: Array<() => SQL> = [];
+
+/** A parameter of a rendered statement: a call's value by name, or a value written into the SQL. */
+export type RenderedParam = { placeholder: string } | { value: unknown };
+
+/** Every statement defined so far, rendered: for test/db.drizzle-lite.test.ts and scripts/sql-export.ts. */
+export function renderDefinedStatements(): Array<{ sql: string; params: RenderedParam[] }> {
+  return defined.map((build) => {
+    const { sql, params } = new BacktickDialect().sqlToQuery(build());
+    return {
+      sql: oneLine(sql),
+      params: params.map((param): RenderedParam => (param instanceof Placeholder ? { placeholder: param.name } : { value: param })),
+    };
+  });
 }
