@@ -90,6 +90,10 @@ const { onError, notFound } = errorHandlers(routeTable);
 app.onError(onError);
 app.notFound(notFound);
 
+// Hono's router builds its matcher (one regular expression per method over every route) on the
+// first match: here, while the isolate starts, rather than on its first request.
+app.router.match('GET', '/');
+
 /** The app's type, for Hono's typed client (`hc<AppType>`). */
 export type AppType = typeof routes;
 export { app };
