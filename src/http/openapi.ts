@@ -19,7 +19,13 @@ export function documented<T extends object>(build: () => T): T {
   const installed = (z.ZodType.prototype as unknown as { openapi?: Record<symbol, unknown> }).openapi;
   if (!installed?.[Symbol.for('scenario-service.openapi.records-nothing')]) return build();
   let built: T | undefined;
-  const target = () => (built ??= build());
+  const target = () => {
+    if (built === undefined) {
+      built = build();
+      documentedBuilt += 1;
+    }
+    return built;
+  };
   return new Proxy({} as T, {
     get: (_, key) => Reflect.get(target(), key),
     has: (_, key) => Reflect.has(target(), key),
@@ -33,6 +39,11 @@ export function documented<T extends object>(build: () => T): T {
     getPrototypeOf: () => Reflect.getPrototypeOf(target()),
   });
 }
+
+let documentedBuilt = 0;
+
+/** How many `documented` values this isolate has built: none, once the app is built (test/startup.test.ts). */
+export const documentedBuiltCount = (): number => documentedBuilt;
 
 const EXAMPLE_REQUEST_ID = '8f1e2d3c4b5a6978-AMS';
 
