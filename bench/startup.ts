@@ -15,6 +15,8 @@
 // keep small is global scope + the first request's extra, each as the service's minus the trivial
 // Worker's. Runs alternate between the two Workers; medians over BENCH_STARTUP_RUNS (default 9).
 //
+// BENCH_AGAINST=<folder> (an `index.js` from `wrangler deploy --dry-run --minify --outdir <folder>` on
+// another commit) adds that build as a column, measured in the same alternating runs: before/after.
 // BENCH_STARTUP_PROFILE=1 also writes a V8 CPU profile of the Node probe (import + two requests)
 // on an unminified bundle, and prints where its time went by module and by function.
 // BENCH_STARTUP_INSTRUCTIONS=1 also counts the instructions of the Node probe under valgrind's
@@ -25,7 +27,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
-import { bundleOurs, bundlePlain, type Bundle } from './lib/bundle.ts';
+import { bundleOurs, bundlePlain, measure, type Bundle } from './lib/bundle.ts';
 import { benchWorker, freePort, runtimeOptions } from './lib/server.ts';
 
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 9);
@@ -53,8 +55,9 @@ if (first.status !== 401 || second.status !== 401) throw new Error('expected 401
 console.log(JSON.stringify({ globalScope: t1 - t0, firstRequest: t2 - t1, warmRequest: t3 - t2 }));
 `;
 
-type Name = 'trivial' | 'ours';
-const NAMES: Name[] = ['trivial', 'ours'];
+type Name = 'trivial' | 'against' | 'ours';
+const AGAINST = process.env.BENCH_AGAINST;
+const NAMES: Name[] = AGAINST ? ['trivial', 'against', 'ours'] : ['trivial', 'ours'];
 
 interface Sample {
   globalScope: number;
@@ -66,9 +69,10 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 mkdirSync(OUT, { recursive: true });
 log('bundling the service (wrangler deploy --dry-run --minify) and the trivial Worker');
-const bundles: Record<Name, Bundle> = {
+const bundles: Partial<Record<Name, Bundle>> & Record<'ours' | 'trivial', Bundle> = {
   ours: bundleOurs(join(OUT, 'ours')),
   trivial: await bundlePlain('bench/baseline/trivial.ts', join(OUT, 'trivial')),
+  ...(AGAINST ? { against: measure(resolve(AGAINST), 'index.js') } : {}),
 };
 const probePath = join(OUT, 'probe.mjs');
 writeFileSync(probePath, PROBE);
@@ -78,7 +82,7 @@ function asMjs(name: string, bundle: Bundle): string {
   copyFileSync(bundle.scriptPath, path);
   return path;
 }
-const nodeModules: Record<Name, string> = { ours: asMjs('ours', bundles.ours), trivial: asMjs('trivial', bundles.trivial) };
+const nodeModules = Object.fromEntries(NAMES.map((name) => [name, asMjs(name, bundles[name] as Bundle)])) as Record<Name, string>;
 
 function probe(modulePath: string, nodeArgs: string[] = []): Sample {
   const run = spawnSync(process.execPath, [...nodeArgs, probePath, `file://${modulePath}`], { encoding: 'utf8' });
@@ -116,15 +120,15 @@ async function miniflareRun(scriptPath: string): Promise<Sample> {
   }
 }
 
-const node: Record<Name, Sample[]> = { trivial: [], ours: [] };
-const workerd: Record<Name, Sample[]> = { trivial: [], ours: [] };
+const node: Record<Name, Sample[]> = { trivial: [], against: [], ours: [] };
+const workerd: Record<Name, Sample[]> = { trivial: [], against: [], ours: [] };
 log(`${RUNS} fresh Node processes and ${RUNS} fresh Miniflare instances per Worker, alternating`);
 // One untimed instance first: this process's own first fetch (loading its HTTP client) is not the Worker's.
 await miniflareRun(bundles.trivial.scriptPath);
 for (let run = 0; run < RUNS; run++) {
   const order = run % 2 ? [...NAMES].reverse() : NAMES;
   for (const name of order) node[name].push(probe(nodeModules[name]));
-  for (const name of order) workerd[name].push(await miniflareRun(bundles[name].scriptPath));
+  for (const name of order) workerd[name].push(await miniflareRun((bundles[name] as Bundle).scriptPath));
 }
 
 const m = (samples: Sample[], pick: (s: Sample) => number) => median(samples.map(pick));
@@ -137,19 +141,27 @@ const rows: Array<[string, (name: Name) => number]> = [
   ['Miniflare instance ready (workerd compiles and runs the global scope)', (name) => m(workerd[name], scope)],
   ['warm request, Miniflare (GET /me, client time)', (name) => m(workerd[name], (s) => s.warmRequest)],
 ];
-const diff = (pick: (name: Name) => number) => pick('ours') - pick('trivial');
-const globalScopeExtra = diff(rows[0]![1]);
-const firstRequestExtra = diff(rows[2]![1]);
+const diff = (pick: (name: Name) => number, name: Name = 'ours') => pick(name) - pick('trivial');
+const coldExtra = (name: Name) => diff(rows[0]![1], name) + diff(rows[2]![1], name);
 const ms = (value: number) => value.toFixed(1);
 const kib = (b: Bundle) => `${(b.minifiedBytes / 1024).toFixed(1)} KiB minified, ${(b.gzipBytes / 1024).toFixed(1)} KiB gzipped`;
 const report = [
   `Medians of ${RUNS} fresh Node ${process.version} processes and ${RUNS} fresh Miniflare instances per Worker, alternating; ${new Date().toISOString()}.`,
-  `Bundles: this service ${kib(bundles.ours)}; trivial Worker ${kib(bundles.trivial)}.`,
+  `Bundles: this service ${kib(bundles.ours)}; trivial Worker ${kib(bundles.trivial)}${bundles.against ? `; ${AGAINST} ${kib(bundles.against)}` : ''}.`,
   '',
-  '| ms | trivial Worker | this service | difference |',
-  '|---|---:|---:|---:|',
-  ...rows.map(([label, pick]) => `| ${label} | ${ms(pick('trivial'))} | ${ms(pick('ours'))} | ${ms(diff(pick))} |`),
-  `| **cold request over a trivial Worker**: global scope (Node) + first request's extra (Miniflare) | | | **${ms(globalScopeExtra + firstRequestExtra)}** |`,
+  ...(AGAINST
+    ? [
+        `| ms | trivial Worker | ${AGAINST} | difference | this service | difference |`,
+        '|---|---:|---:|---:|---:|---:|',
+        ...rows.map(([label, pick]) => `| ${label} | ${ms(pick('trivial'))} | ${ms(pick('against'))} | ${ms(diff(pick, 'against'))} | ${ms(pick('ours'))} | ${ms(diff(pick))} |`),
+        `| **cold request over a trivial Worker**: global scope (Node) + first request's extra (Miniflare) | | | **${ms(coldExtra('against'))}** | | **${ms(coldExtra('ours'))}** |`,
+      ]
+    : [
+        '| ms | trivial Worker | this service | difference |',
+        '|---|---:|---:|---:|',
+        ...rows.map(([label, pick]) => `| ${label} | ${ms(pick('trivial'))} | ${ms(pick('ours'))} | ${ms(diff(pick))} |`),
+        `| **cold request over a trivial Worker**: global scope (Node) + first request's extra (Miniflare) | | | **${ms(coldExtra('ours'))}** |`,
+      ]),
 ].join('\n');
 console.log(report);
 writeFileSync(resolve('bench/.out/startup.md'), `${report}\n`);
@@ -178,16 +190,19 @@ function countInstructions(): void {
     return median(runs);
   };
   log('counting instructions under callgrind (3 runs per cell)');
-  const cells: Record<Name, { scope: number; total: number }> = {
-    trivial: { scope: count(nodeModules.trivial, false), total: count(nodeModules.trivial, true) },
-    ours: { scope: count(nodeModules.ours, false), total: count(nodeModules.ours, true) },
-  };
+  const cells = Object.fromEntries(
+    NAMES.map((name) => [name, { scope: count(nodeModules[name], false), total: count(nodeModules[name], true) }]),
+  ) as Record<Name, { scope: number; total: number }>;
   const mi = (n: number) => (n / 1e6).toFixed(1);
+  const others = NAMES.filter((name) => name !== 'trivial');
+  const label = (name: Name) => (name === 'ours' ? 'this service' : AGAINST);
+  const line = (title: string, key: 'scope' | 'total') =>
+    `| ${title} | ${mi(cells.trivial[key])} | ${others.map((name) => `${mi(cells[name][key])} | ${mi(cells[name][key] - cells.trivial[key])}`).join(' | ')} |`;
   const table = [
-    '| M instructions (Node, callgrind) | trivial Worker | this service | difference |',
-    '|---|---:|---:|---:|',
-    `| fresh process: \`import()\` of the bundle | ${mi(cells.trivial.scope)} | ${mi(cells.ours.scope)} | ${mi(cells.ours.scope - cells.trivial.scope)} |`,
-    `| fresh process: \`import()\` + first request (GET /me) | ${mi(cells.trivial.total)} | ${mi(cells.ours.total)} | ${mi(cells.ours.total - cells.trivial.total)} |`,
+    `| M instructions (Node, callgrind) | trivial Worker | ${others.map((name) => `${label(name)} | difference`).join(' | ')} |`,
+    `|---|---:|${others.map(() => '---:|---:').join('|')}|`,
+    line('fresh process: `import()` of the bundle', 'scope'),
+    line('fresh process: `import()` + first request (GET /me)', 'total'),
   ].join('\n');
   console.log(`\n${table}`);
   writeFileSync(resolve('bench/.out/startup.md'), `${report}\n\n${table}\n`);
