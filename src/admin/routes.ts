@@ -7,7 +7,7 @@ import { insertAccount } from '../db/accounts.ts';
 import { listApiKeys, revokeApiKey } from '../db/api-keys.ts';
 import type { ApiKey } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
-import { headers, jsonContent, problemResponses } from '../http/openapi.ts';
+import { documented, headers, jsonContent, problemResponses } from '../http/openapi.ts';
 import { idSchema, TimestampSchema } from '../http/scalars.ts';
 import { ApiError } from '../http/problem.ts';
 import { formatTimestamp, parseRfc3339 } from '../http/timestamps.ts';
@@ -25,14 +25,16 @@ const IdParam = (name: string) =>
       .openapi({ param: { name: 'id', in: 'path' }, description: `${name} id`, maxLength: 16, example: '7' }),
   });
 
-const AccountSchema = z
-  .strictObject({
-    id: idSchema().openapi({ example: 7 }),
-    name: z.string().max(ACCOUNT_NAME_MAX).openapi({ example: 'Acme Benefits Lab' }),
-    email: z.email().max(EMAIL_MAX).openapi({ example: 'dev@acme.example' }),
-    created_at: Timestamp,
-  })
-  .openapi('AdminAccount');
+const AccountSchema = documented(() =>
+  z
+    .strictObject({
+      id: idSchema().openapi({ example: 7 }),
+      name: z.string().max(ACCOUNT_NAME_MAX).openapi({ example: 'Acme Benefits Lab' }),
+      email: z.email().max(EMAIL_MAX).openapi({ example: 'dev@acme.example' }),
+      created_at: Timestamp,
+    })
+    .openapi('AdminAccount'),
+);
 
 // Written out for the created key rather than derived (omit/extend) from AdminApiKey, which
 // would render as an allOf whose strict halves refuse each other's fields.
@@ -48,23 +50,27 @@ const keyFields = {
   created_at: Timestamp,
   expires_at: Timestamp.nullable(),
 };
-const KeySchema = z
-  .strictObject({
-    ...keyFields,
-    last_used_at: Timestamp.nullable().openapi({ description: 'Updated at most once a minute' }),
-    revoked_at: Timestamp.nullable(),
-  })
-  .openapi('AdminApiKey');
-const CreatedKeySchema = z
-  .strictObject({
-    ...keyFields,
-    key: z
-      .string()
-      .length(40)
-      .regex(/^scn_[0-9A-Za-z]{36}$/)
-      .openapi({ description: 'The full key. Shown this once; only its hash is stored.', example: 'scn_4fQ9xZk2LmP8sWq1VbN7cRt5YhJ3dGf6aE0u' }),
-  })
-  .openapi('AdminCreatedApiKey');
+const KeySchema = documented(() =>
+  z
+    .strictObject({
+      ...keyFields,
+      last_used_at: Timestamp.nullable().openapi({ description: 'Updated at most once a minute' }),
+      revoked_at: Timestamp.nullable(),
+    })
+    .openapi('AdminApiKey'),
+);
+const CreatedKeySchema = documented(() =>
+  z
+    .strictObject({
+      ...keyFields,
+      key: z
+        .string()
+        .length(40)
+        .regex(/^scn_[0-9A-Za-z]{36}$/)
+        .openapi({ description: 'The full key. Shown this once; only its hash is stored.', example: 'scn_4fQ9xZk2LmP8sWq1VbN7cRt5YhJ3dGf6aE0u' }),
+    })
+    .openapi('AdminCreatedApiKey'),
+);
 
 const json = jsonContent;
 const KEY_NOT_FOUND = 'No key with that id';

@@ -4,6 +4,7 @@ import { z } from '@hono/zod-openapi';
 import { EVENT_TYPES, type WebhookDelivery, type WebhookEndpoint } from '../db/schema.ts';
 import { eventTypesOf } from '../db/webhooks.ts';
 import { EventIdSchema } from '../events/forms.ts';
+import { documented } from '../http/openapi.ts';
 import { idSchema, int, TimestampSchema } from '../http/scalars.ts';
 import { formatTimestamp } from '../http/timestamps.ts';
 import { MAX_PREVIOUS_SECRET_SECONDS, WEBHOOK_DESCRIPTION_MAX } from './limits.ts';
@@ -28,18 +29,20 @@ export const CreateEndpointBodySchema = z
   })
   .openapi('CreateWebhookEndpoint');
 
-export const WebhookEndpointSchema = z
-  .strictObject({
-    id: EndpointIdSchema(),
-    url: z.string().max(2048).openapi({ format: 'uri', example: 'https://hooks.example.com/scenario-service' }),
-    event_types: EventTypes(),
-    description: z.string().max(WEBHOOK_DESCRIPTION_MAX).nullable().openapi({ example: 'Benefits calculator' }),
-    status: z.enum(['enabled', 'disabled']).openapi({
-      description: 'disabled once every delivery attempt has failed for 3 days: nothing is delivered until it is enabled again (POST …/enable)',
-    }),
-    created_at: TimestampSchema,
-  })
-  .openapi('WebhookEndpoint');
+export const WebhookEndpointSchema = documented(() =>
+  z
+    .strictObject({
+      id: EndpointIdSchema(),
+      url: z.string().max(2048).openapi({ format: 'uri', example: 'https://hooks.example.com/scenario-service' }),
+      event_types: EventTypes(),
+      description: z.string().max(WEBHOOK_DESCRIPTION_MAX).nullable().openapi({ example: 'Benefits calculator' }),
+      status: z.enum(['enabled', 'disabled']).openapi({
+        description: 'disabled once every delivery attempt has failed for 3 days: nothing is delivered until it is enabled again (POST …/enable)',
+      }),
+      created_at: TimestampSchema,
+    })
+    .openapi('WebhookEndpoint'),
+);
 
 const secretField = (description: string) =>
   z
@@ -48,12 +51,14 @@ const secretField = (description: string) =>
     .regex(/^whsec_[A-Za-z0-9+/]{43}=$/)
     .openapi({ description, example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw5Ec+RCTlNgA=' });
 
-export const CreatedEndpointSchema = z
-  .strictObject({
-    ...WebhookEndpointSchema.shape,
-    secret: secretField('The signing secret (whsec_ + base64 of 32 bytes). Shown only in this reply: keep it.'),
-  })
-  .openapi('CreatedWebhookEndpoint');
+export const CreatedEndpointSchema = documented(() =>
+  z
+    .strictObject({
+      ...WebhookEndpointSchema.shape,
+      secret: secretField('The signing secret (whsec_ + base64 of 32 bytes). Shown only in this reply: keep it.'),
+    })
+    .openapi('CreatedWebhookEndpoint'),
+);
 
 export const RotateSecretBodySchema = z
   .strictObject({
@@ -63,31 +68,39 @@ export const RotateSecretBodySchema = z
   })
   .openapi('RotateWebhookSecret');
 
-export const RotatedSecretSchema = z
-  .strictObject({
-    ...WebhookEndpointSchema.shape,
-    secret: secretField('The new signing secret. Shown only in this reply: keep it.'),
-    previous_secret_expires_at: TimestampSchema.nullable().openapi({
-      description: 'Until then every delivery carries two signatures (webhook-signature: v1,<new> v1,<old>); null: the old secret stopped at once',
-    }),
-  })
-  .openapi('RotatedWebhookSecret');
+export const RotatedSecretSchema = documented(() =>
+  z
+    .strictObject({
+      ...WebhookEndpointSchema.shape,
+      secret: secretField('The new signing secret. Shown only in this reply: keep it.'),
+      previous_secret_expires_at: TimestampSchema.nullable().openapi({
+        description: 'Until then every delivery carries two signatures (webhook-signature: v1,<new> v1,<old>); null: the old secret stopped at once',
+      }),
+    })
+    .openapi('RotatedWebhookSecret'),
+);
 
-export const EndpointListSchema = z.strictObject({ data: z.array(WebhookEndpointSchema).max(100) }).openapi('WebhookEndpointList');
+export const EndpointListSchema = documented(() =>
+  z.strictObject({ data: z.array(WebhookEndpointSchema).max(100) }).openapi('WebhookEndpointList'),
+);
 
-export const DeliverySchema = z
-  .strictObject({
-    id: idSchema().openapi({ description: 'Record id; also the pagination cursor', example: 311 }),
-    event_id: EventIdSchema(),
-    attempt: int(1, 1000).openapi({ description: '1 for the first attempt of this event to this endpoint', example: 2 }),
-    status: int(100, 599).nullable().openapi({ description: "The receiver's HTTP status; null when it gave none (see error)", example: 503 }),
-    error: z.string().max(200).nullable().openapi({ description: 'Why there was no status (timeout, network error, refused URL)', example: 'connection failed' }),
-    dead_lettered: z.boolean().openapi({ description: 'This was the last attempt: the delivery went to the dead-letter queue' }),
-    created_at: TimestampSchema,
-  })
-  .openapi('WebhookDelivery');
+export const DeliverySchema = documented(() =>
+  z
+    .strictObject({
+      id: idSchema().openapi({ description: 'Record id; also the pagination cursor', example: 311 }),
+      event_id: EventIdSchema(),
+      attempt: int(1, 1000).openapi({ description: '1 for the first attempt of this event to this endpoint', example: 2 }),
+      status: int(100, 599).nullable().openapi({ description: "The receiver's HTTP status; null when it gave none (see error)", example: 503 }),
+      error: z.string().max(200).nullable().openapi({ description: 'Why there was no status (timeout, network error, refused URL)', example: 'connection failed' }),
+      dead_lettered: z.boolean().openapi({ description: 'This was the last attempt: the delivery went to the dead-letter queue' }),
+      created_at: TimestampSchema,
+    })
+    .openapi('WebhookDelivery'),
+);
 
-export const DeliveryListSchema = z.strictObject({ data: z.array(DeliverySchema).max(100), has_more: z.boolean() }).openapi('WebhookDeliveryList');
+export const DeliveryListSchema = documented(() =>
+  z.strictObject({ data: z.array(DeliverySchema).max(100), has_more: z.boolean() }).openapi('WebhookDeliveryList'),
+);
 
 export function toEndpointForm(endpoint: WebhookEndpoint) {
   return {
