@@ -84,7 +84,7 @@ export function servedFrom(requestUrl: string) {
   };
 }
 
-app.get('/openapi.json', (c) => c.json({ ...openApiDocument(), servers: [servedFrom(c.req.url)] }, 200, { 'Cache-Control': 'public, max-age=300' }));
+app.get('/openapi.json', async (c) => c.json({ ...(await openApiDocument()), servers: [servedFrom(c.req.url)] }, 200, { 'Cache-Control': 'public, max-age=300' }));
 
 const { onError, notFound } = errorHandlers(routeTable);
 app.onError(onError);

@@ -19,7 +19,7 @@ interface Operation {
   responses: Record<string, { headers?: Record<string, { $ref?: string }>; 'x-problem-codes'?: string[]; content?: Record<string, unknown> }>;
 }
 
-const doc = JSON.parse(JSON.stringify(openApiDocument())) as {
+const doc = JSON.parse(JSON.stringify(await openApiDocument())) as {
   paths: Record<string, Record<string, Operation>>;
   components: {
     securitySchemes: Record<string, { type: string; scheme: string }>;

@@ -23,8 +23,8 @@ describe('the OpenAPI document', () => {
     expect(comparable(committed), `openapi/openapi.json is ${STALE}`).toEqual(comparable(fromRoutes));
   });
 
-  it('in the Worker (src/http/openapi-document.generated.ts) is the one the route definitions make, byte for byte', () => {
-    const inWorker = openApiDocument();
+  it('in the Worker (src/http/openapi-document.generated.ts) is the one the route definitions make, byte for byte', async () => {
+    const inWorker = await openApiDocument();
     expect(comparable(inWorker), `src/http/openapi-document.generated.ts is ${STALE}`).toEqual(comparable(fromRoutes));
     // Key order too: what /openapi.json sends.
     expect(JSON.stringify(inWorker) === env.OPENAPI_FROM_ROUTES, `src/http/openapi-document.generated.ts is ${STALE}`).toBe(true);

@@ -73,7 +73,7 @@ function indexable(value: unknown, key = ''): unknown {
       .map(([k, v]) => [k, indexable(v, k)]),
   );
 }
-const doc = indexable(openApiDocument()) as Document;
+const doc = indexable(await openApiDocument()) as Document;
 
 export class ContractError extends Error {
   override name = 'ContractError';
