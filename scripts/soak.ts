@@ -10,7 +10,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { startService } from './lib/service.ts';
-import { startReceiver } from './lib/webhook-receiver.ts';
+import { startReceiver, type ReceivedDelivery } from './lib/webhook-receiver.ts';
 
 const OPS = Number(process.env.SOAK_OPS ?? 20_000);
 const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 32);
@@ -18,6 +18,8 @@ const KEYS_PER_WORKER = 3; // the per-key limit is 600 requests a minute
 const MAX_SECONDS = Number(process.env.SOAK_MAX_SECONDS ?? 900);
 const WEBHOOK_FLAKY = Number(process.env.SOAK_WEBHOOK_FLAKY ?? 0.05);
 /** After the load: how long the deliveries (and their retries, 1 s, 2 s, 4 s… apart under npm start) may take. */
+/** standardwebhooks' window for a signature's timestamp. */
+const TOLERANCE_SECONDS = 5 * 60;
 const DELIVERY_WAIT_SECONDS = Number(process.env.SOAK_DELIVERY_WAIT_SECONDS ?? 180);
 
 type Json = Record<string, unknown>;
@@ -169,20 +171,34 @@ async function listedEvents(key: string): Promise<Set<string>> {
   }
 }
 
-/** Distinct event ids the receiver got for `hook` with a valid signature, and how many requests it got in all. */
-function deliveredEvents(hook: string, secret: string): { ids: Set<string>; requests: number; answered: number } {
+/** Distinct event ids the receiver got for `hook` with a valid signature, how many requests it got in all, and why any was refused. */
+function deliveredEvents(hook: string, secret: string): { ids: Set<string>; requests: number; answered: number; refused: string[] } {
   const webhook = new Webhook(secret);
   const ids = new Set<string>();
+  const refused: string[] = [];
   const requests = receiver.received(hook);
   for (const delivery of requests) {
     if (delivery.answered < 200 || delivery.answered > 299) continue;
-    try {
-      ids.add((webhook.verify(delivery.body, delivery.headers) as { id: string }).id);
-    } catch {
-      problems.push(`${hook}: a delivery whose signature does not verify`);
-    }
+    const why = refusal(webhook, delivery);
+    if (why) refused.push(`${hook}: a delivery a receiver would refuse: ${why}`);
+    else ids.add((JSON.parse(delivery.body) as { id: string }).id);
   }
-  return { ids, requests: requests.length, answered: requests.filter((d) => d.answered >= 200 && d.answered < 300).length };
+  return { ids, refused, requests: requests.length, answered: requests.filter((d) => d.answered >= 200 && d.answered < 300).length };
+}
+
+/**
+ * Why a receiver would refuse `delivery`, judged as of its arrival: a signature of ours matches, and
+ * its timestamp is within standardwebhooks' 5 minutes of when it arrived. (`Webhook.verify` judges
+ * the timestamp against now, and the soak reads deliveries back long after they arrived.)
+ */
+function refusal(webhook: Webhook, delivery: ReceivedDelivery): string | undefined {
+  const id = delivery.headers['webhook-id'] ?? '';
+  const timestamp = Number(delivery.headers['webhook-timestamp']);
+  if (!Number.isInteger(timestamp)) return 'no webhook-timestamp';
+  const expected = webhook.sign(id, new Date(timestamp * 1000), delivery.body);
+  if (!(delivery.headers['webhook-signature'] ?? '').split(' ').includes(expected)) return 'no signature matches';
+  if (Math.abs(delivery.at / 1000 - timestamp) > TOLERANCE_SECONDS) return `signed ${Math.round(delivery.at / 1000 - timestamp)} s before it arrived`;
+  return undefined;
 }
 
 /** Waits for every account's deliveries to catch up with its events; the three counts, summed. */
@@ -202,6 +218,7 @@ async function verifyWebhooks(results: Array<Awaited<ReturnType<typeof worker>>>
     totals.duplicates += got.answered - got.ids.size;
     const missing = [...listed].filter((id) => !got.ids.has(id));
     totals.lost += missing.length;
+    problems.push(...got.refused.slice(0, 3));
     if (listed.size !== r.changes) problems.push(`${r.hook}: ${listed.size} events recorded for ${r.changes} acknowledged changes`);
     for (const id of missing.slice(0, 3)) problems.push(`${r.hook}: event ${id} never delivered`);
     for (const id of got.ids) if (!listed.has(id)) problems.push(`${r.hook}: delivered ${id}, which the account does not list`);
