@@ -11,8 +11,8 @@ import { sql, type SQL } from 'drizzle-orm/sql/sql';
 import { accountOfKey, liveKey, type KeyAccess, type KeyCheck } from './api-keys.ts';
 import { pruneThrottles } from './auth-throttles.ts';
 import { runBatch, runOne } from './execute.ts';
-import { accounts, apiKeys, events, idempotencyRecords, scenarios, type EventType, type IdempotencyRecord, type Scenario } from './schema.ts';
-import { statement, type RawRow, type Session } from './statement.ts';
+import { accounts, apiKeys, events, idempotencyRecords, scenarioPrograms, scenarios, type EventType, type IdempotencyRecord, type Scenario } from './schema.ts';
+import { statement, type RawRow, type Session, type Statement } from './statement.ts';
 
 const p = sql.placeholder;
 
@@ -27,6 +27,7 @@ export function toScenario(row: RawRow): Scenario {
     changeId: row.change_id as string | null,
     createdAt: row.created_at as number,
     updatedAt: row.updated_at as number,
+    year: row.year as number,
   };
 }
 
@@ -44,19 +45,66 @@ export function toIdempotencyRecord(row: RawRow): IdempotencyRecord {
 
 const ownedBy = (access: KeyAccess): SQL => sql`${scenarios.accountId} = ${accountOfKey(access)}`;
 
-// Keyset pagination, newest first, on the (account_id, id) index: each page costs the same however
-// many scenarios the account holds, and creates or deletes elsewhere never shift it.
-export const firstPage = statement<KeyCheck & { limit: number }>(
-  () => sql`select * from ${scenarios} where ${ownedBy('read')} order by ${scenarios.id} desc limit ${p('limit')}`,
-);
-export const pageAfter = statement<KeyCheck & { limit: number; cursor: number }>(
-  () => sql`select * from ${scenarios} where ${ownedBy('read')} and ${scenarios.id} < ${p('cursor')}
-    order by ${scenarios.id} desc limit ${p('limit')}`,
-);
-export const pageBefore = statement<KeyCheck & { limit: number; cursor: number }>(
-  () => sql`select * from ${scenarios} where ${ownedBy('read')} and ${scenarios.id} > ${p('cursor')}
-    order by ${scenarios.id} asc limit ${p('limit')}`,
-);
+// Keyset pagination, newest first: each page costs the same however many scenarios the account
+// holds, and creates, saves or deletes elsewhere never shift it (the cursor is an id, which no
+// write changes). Unfiltered, the page walks the (account_id, id, updated_at) index; a `state_id`
+// or `year` filter walks (account_id, state_id | year, id); a `program` filter walks
+// scenario_programs' (account_id, program, scenario_id). Other filters of a combination are
+// checked on the rows that walk reaches; `updated_since` alone is checked in the index (see
+// docs/export.md for what that costs).
+
+export type PageFrom = 'first' | 'after' | 'before';
+
+/** The values of a page statement; the filter's fields are bound only when the statement has them. */
+export interface PageValues extends KeyCheck {
+  limit: number;
+  cursor?: number;
+  stateId?: number;
+  year?: number;
+  program?: string;
+  updatedSince?: number;
+}
+
+/** Which filters a page statement applies (its SQL differs per combination). */
+export interface PageShape {
+  from: PageFrom;
+  stateId: boolean;
+  year: boolean;
+  program: boolean;
+  updatedSince: boolean;
+}
+
+function pageSql({ from, ...filter }: PageShape): SQL {
+  const conditions: SQL[] = [ownedBy('read')];
+  if (filter.stateId) conditions.push(sql`${scenarios.stateId} = ${p('stateId')}`);
+  if (filter.year) conditions.push(sql`${scenarios.year} = ${p('year')}`);
+  if (filter.updatedSince) conditions.push(sql`${scenarios.updatedAt} >= ${p('updatedSince')}`);
+  const order = from === 'before' ? sql`asc` : sql`desc`;
+  if (!filter.program) {
+    if (from === 'after') conditions.push(sql`${scenarios.id} < ${p('cursor')}`);
+    if (from === 'before') conditions.push(sql`${scenarios.id} > ${p('cursor')}`);
+    return sql`select * from ${scenarios} where ${sql.join(conditions, sql` and `)} order by ${scenarios.id} ${order} limit ${p('limit')}`;
+  }
+  // CROSS JOIN keeps scenario_programs the outer loop, so the page walks its index in order.
+  const programs = [sql`${scenarioPrograms.accountId} = ${accountOfKey('read')}`, sql`${scenarioPrograms.program} = ${p('program')}`];
+  if (from === 'after') programs.push(sql`${scenarioPrograms.scenarioId} < ${p('cursor')}`);
+  if (from === 'before') programs.push(sql`${scenarioPrograms.scenarioId} > ${p('cursor')}`);
+  return sql`select ${scenarios}.* from ${scenarioPrograms} cross join ${scenarios} on ${scenarios.id} = ${scenarioPrograms.scenarioId}
+    where ${sql.join([...programs, ...conditions], sql` and `)} order by ${scenarioPrograms.scenarioId} ${order} limit ${p('limit')}`;
+}
+
+const pageStatements = new Map<string, Statement<PageValues>>();
+
+/** The page statement of one shape; its SQL is rendered the first time that shape is asked for. */
+export function scenarioPage(shape: PageShape): Statement<PageValues> {
+  const name = `${shape.from}${shape.stateId ? '+state' : ''}${shape.year ? '+year' : ''}${shape.program ? '+program' : ''}${shape.updatedSince ? '+updated' : ''}`;
+  let page = pageStatements.get(name);
+  if (!page) {
+    page = statement<PageValues>(() => pageSql(shape));
+    pageStatements.set(name, page);
+  }
+  return page;
+}
 
 /** The caller's scenario with that token (no row for another account's token). */
 export const scenarioByToken = statement<KeyCheck & { token: string }>(

@@ -86,12 +86,36 @@ export const scenarios = sqliteTable(
     changeId: text('change_id'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
+    // The data's year, for the `year` filter: computed by SQLite from the stored JSON (a virtual
+    // column, so every write path keeps it without naming it); the index below stores it.
+    year: integer('year').generatedAlwaysAs(sql`json_extract(scenario_data, '$.year')`, { mode: 'virtual' }),
   },
   (t) => [
     uniqueIndex('scenarios_token_unique').on(t.token),
-    // Keyset pagination: newest first within an account.
-    index('scenarios_account_id_idx').on(t.accountId, t.id),
+    // Keyset pagination: newest first within an account. updated_at rides along so the
+    // `updated_since` filter is judged from the index, without reading rows it refuses.
+    index('scenarios_account_id_idx').on(t.accountId, t.id, t.updatedAt),
+    // The `state_id` and `year` filters: keyset pages of one state or one year.
+    index('scenarios_account_state_idx').on(t.accountId, t.stateId, t.id),
+    index('scenarios_account_year_idx').on(t.accountId, t.year, t.id),
   ],
+);
+
+// The `program` filter's index: one row per program of each scenario (its scenario_data.programs),
+// so a page of the scenarios with one program is a keyset walk of (account_id, program,
+// scenario_id). Kept by triggers on scenarios (drizzle/0008_scenario_filters.sql), so every write
+// that stores scenario_data (create, save, restore, and any later one) keeps it in its own
+// statement, hence its own batch; the rows go with their scenario (on delete cascade).
+export const scenarioPrograms = sqliteTable(
+  'scenario_programs',
+  {
+    scenarioId: integer('scenario_id')
+      .notNull()
+      .references(() => scenarios.id, { onDelete: 'cascade' }),
+    accountId: integer('account_id').notNull(),
+    program: text('program').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.scenarioId, t.program] }), index('scenario_programs_account_program_idx').on(t.accountId, t.program, t.scenarioId)],
 );
 
 // Every version of a scenario as its create, save or restore stored it, the newest

@@ -5,6 +5,7 @@
 // (`npm run openapi`, the tests), never at isolate start.
 import type { Scenario } from '../db/schema.ts';
 import { toStoredData } from './data.ts';
+import { CSV_HEADER, csvRow, ndjsonLine } from './export.ts';
 import { toDetailResponse, toListItem, type DetailMessage } from './forms.ts';
 import { ScenarioDataInputSchema, type ScenarioDataInput } from './schema.ts';
 
@@ -80,6 +81,7 @@ const row = (): Scenario => ({
   changeId: null,
   createdAt: CREATED_AT,
   updatedAt: CREATED_AT,
+  year: 2026,
 });
 
 /** The example's token, and its stored data as created (version 1) and as saved (version 2). */
@@ -96,3 +98,6 @@ export function exampleDetail(message: DetailMessage) {
 }
 
 export const exampleList = () => ({ data: [toListItem(row(), null)], has_more: false });
+
+/** An export of the example scenario, in each format. */
+export const exampleExport = () => ({ ndjson: ndjsonLine(row(), null, CREATED_AT), csv: CSV_HEADER + csvRow(row()) });

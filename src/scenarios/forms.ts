@@ -72,6 +72,8 @@ export const ScenarioListItemSchema = documented(() =>
       token: Token(),
       expired: Timestamp.nullable().openapi({ description: 'null while live; else when the retention period ran out' }),
       created_at: Timestamp,
+      updated_at: Timestamp.openapi({ description: 'When it was created or last saved (or restored); what updated_since compares' }),
+      version: idSchema().openapi({ description: 'The stored version: 1 when created, one more per save or restore (the N of its ETag "vN")', example: 1 }),
       scenario_data: scenarioDataSchema(Token()).openapi('ScenarioDataListForm'),
     })
     .openapi('ScenarioListItem'),
@@ -149,8 +151,21 @@ export function toListItem(row: Scenario, expiredAtMs: number | null): ScenarioL
     token: row.token,
     expired: expiredAtMs === null ? null : formatTimestamp(expiredAtMs),
     created_at: formatTimestamp(row.createdAt),
+    updated_at: formatTimestamp(row.updatedAt),
+    version: row.version,
     scenario_data: JSON.parse(row.scenarioData) as ScenarioListItem['scenario_data'],
   };
+}
+
+/**
+ * The list item as JSON text, exactly `JSON.stringify(toListItem(row, expiredAtMs))`, without
+ * parsing and re-serialising scenario_data: the stored text is already the list form's
+ * scenario_data, written by JSON.stringify. The export writes one per line.
+ */
+export function listItemJson(row: Scenario, expiredAtMs: number | null): string {
+  const { scenario_data: _data, ...head } = toListItem({ ...row, scenarioData: 'null' }, expiredAtMs);
+  const text = JSON.stringify(head);
+  return `${text.slice(0, -1)},"scenario_data":${row.scenarioData}}`;
 }
 
 /** The detail form; its scenario_data.token is the token as a number (exact: 15 digits < 2^53). */

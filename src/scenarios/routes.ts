@@ -14,7 +14,7 @@ import { pageQuery, toPageRequest } from '../http/pagination.ts';
 import { ApiError } from '../http/problem.ts';
 import { noQueryParameters, refuseQueryParameters } from '../http/query.ts';
 import { validationHook } from '../http/validation.ts';
-import { exampleCreateBody, exampleDetail, exampleList, exampleSaveBody } from './examples.ts';
+import { exampleCreateBody, exampleDetail, exampleExport, exampleList, exampleSaveBody } from './examples.ts';
 import {
   DeletedResponseSchema,
   ScenarioDetailResponseSchema,
@@ -28,6 +28,9 @@ import { expiredAt } from './retention.ts';
 import { CreateScenarioBodySchema, SaveScenarioBodySchema, type ScenarioDataInput } from './schema.ts';
 import { queueEvent } from '../webhooks/producer.ts';
 import { createScenario, deleteScenario, listScenarios, newEventId, saveScenario, viewScenario } from './workflows.ts';
+import { CSV_COLUMNS, EXPORT_CONTENT_TYPES, EXPORT_FORMATS, EXPORT_PAGE_SIZE, exportScenarios, exportStopReason } from './export.ts';
+import { filterQueryFields, toFilter } from './filters.ts';
+import { log } from '../http/log.ts';
 
 /**
  * Create and save, after the API key and before their validators: no query string, the body as
@@ -39,7 +42,18 @@ const routesBase = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
 // The {token} path parameter, one component for every scenario path (revisions and the chart too).
 routesBase.openAPIRegistry.registerParameter('ScenarioToken', ScenarioToken);
-const ListQuery = pageQuery('id', 'a list item id', '1042');
+const PageQuery = pageQuery('id', 'a list item id', '1042');
+const ListQuery = PageQuery.extend(filterQueryFields);
+const ExportQuery = z.strictObject({
+  format: z
+    .enum(EXPORT_FORMATS)
+    .optional()
+    .openapi({ description: 'ndjson (default): one list item per line; csv: one summary row per scenario, with a header row' }),
+  starting_after: PageQuery.shape.starting_after.openapi({
+    description: 'Resume an interrupted export: the id of the last line received (its `id`; the first CSV column)',
+  }),
+  ...filterQueryFields,
+});
 
 function dataOf(body: { scenarioData?: ScenarioDataInput | undefined; scenario_data?: ScenarioDataInput | undefined }): ScenarioDataInput {
   const data = body.scenarioData ?? body.scenario_data;
@@ -68,9 +82,66 @@ const listCreateViewRoutes = routesBase
     }),
     async (c) => {
       const keyed = c.get('keyed');
-      const page = await listScenarios(keyed, toPageRequest(c.req.valid('query')));
+      const query = c.req.valid('query');
+      const page = await listScenarios(keyed, toPageRequest(query), toFilter(query));
       const { retentionDays } = readConfig(c.env);
       return c.json({ data: page.rows.map((row) => toListItem(row, expiredAt(row.updatedAt, retentionDays, keyed.key.now))), has_more: page.hasMore }, 200);
+    },
+  )
+  // Before GET /{token}: Hono tries routes in the order they were added (a token is 15 digits, so
+  // the route table of http/routing.ts never takes "export" for one either).
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/export',
+      operationId: 'exportScenarios',
+      summary: 'Export scenarios',
+      description:
+        "Every scenario of the caller's account that matches the filters (the list's), newest first, streamed: JSON Lines " +
+        '(one list item per line) or, with format=csv, one RFC 4180 summary row per scenario after a header row. A snapshot: ' +
+        'nothing created after the export started appears, and no scenario appears twice or is skipped while others are saved or ' +
+        'deleted. The key is checked on every page of ' + String(EXPORT_PAGE_SIZE) + ' rows: if it is revoked mid-export the ' +
+        'transfer fails (it never ends as a short file); resume with starting_after = the id of the last line received. Read keys may export.',
+      tags: ['Scenarios'],
+      middleware: [apiKey('read')] as const,
+      request: { query: ExportQuery },
+      responses: {
+        200: {
+          description: 'The export, streamed (chunked); a transfer that ends without an error is complete',
+          headers: successHeaders('api-key'),
+          content: {
+            'application/x-ndjson': {
+              schema: z.string().openapi({ description: 'One ScenarioListItem (JSON) per line, newest first; each line ends with \\n' }),
+              // Getters, as jsonContent's: built when the document is generated, not at isolate start.
+              get example() {
+                return exampleExport().ndjson;
+              },
+              'x-line-schema': { $ref: '#/components/schemas/ScenarioListItem' },
+            },
+            'text/csv': {
+              schema: z.string().openapi({ description: `A header row, then one row per scenario, newest first; columns ${CSV_COLUMNS.join(', ')} (programs joined by ;); CRLF line ends` }),
+              get example() {
+                return exampleExport().csv;
+              },
+            },
+          },
+        },
+        ...problemResponses('api-key', 'invalid_query'),
+      },
+    }),
+    async (c) => {
+      const keyed = c.get('keyed');
+      const query = c.req.valid('query');
+      const format = query.format ?? 'ndjson';
+      const requestId = c.get('requestId');
+      const stream = await exportScenarios(keyed, {
+        filter: toFilter(query),
+        format,
+        startingAfter: query.starting_after === undefined ? undefined : Number(query.starting_after),
+        retentionDays: readConfig(c.env).retentionDays,
+        onError: (error) => log('error', 'export stopped', { request_id: requestId, reason: exportStopReason(error) }),
+      });
+      return c.body(stream, 200, { 'Content-Type': EXPORT_CONTENT_TYPES[format] });
     },
   )
   .openapi(

@@ -19,28 +19,28 @@ import {
   deleteScenarioReplies,
   deleteScenarioRow,
   eventById,
-  firstPage,
   idempotencyRecordByKey,
   insertClaimedScenario,
   insertScenario,
-  pageAfter,
-  pageBefore,
   recordCreated,
   recordDeleted,
   recordSaved,
   saveScenario as saveStatement,
   saveScenarioIfVersion,
   scenarioByToken,
+  scenarioPage,
+  type PageFrom,
   scenarioCountOfCaller,
   toIdempotencyRecord,
   toScenario,
 } from '../db/scenarios.ts';
 import type { RawRow } from '../db/statement.ts';
 import { etagFor } from '../http/conditional.ts';
-import type { PageRequest } from '../http/pagination.ts';
+import { toPage, type PageRequest } from '../http/pagination.ts';
 import { ApiError } from '../http/problem.ts';
 import { stateIdOf, toStoredData, type StoredScenarioData } from './data.ts';
 import { toDetailResponse, type ScenarioDetailResponse } from './forms.ts';
+import type { ScenarioFilter } from './filters.ts';
 import type { ScenarioDataInput } from './schema.ts';
 import { generateScenarioToken } from './token.ts';
 
@@ -55,21 +55,34 @@ export function newEventId(): string {
 
 export const notFound = () => new ApiError('not_found', 'No scenario with that token');
 
-/** A page of the caller's scenarios, newest first, and whether more lie in the direction of travel. */
-export async function listScenarios({ session, key, run }: Keyed, page: PageRequest<number>) {
-  const limit = page.limit + 1;
-  const query =
-    page.endingBefore !== undefined
-      ? pageBefore(session, { ...key, limit, cursor: page.endingBefore })
-      : page.startingAfter !== undefined
-        ? pageAfter(session, { ...key, limit, cursor: page.startingAfter })
-        : firstPage(session, { ...key, limit });
-  const { rows } = await run({ page: query });
-  const scenarios = rows.page.map(toScenario);
-  const hasMore = scenarios.length > page.limit;
-  if (hasMore) scenarios.pop();
-  if (page.endingBefore !== undefined) scenarios.reverse();
-  return { rows: scenarios, hasMore };
+/** The page statement's values and shape for a page request and a filter. */
+function pageQuery(page: PageRequest<number>, filter: ScenarioFilter) {
+  const from: PageFrom = page.endingBefore !== undefined ? 'before' : page.startingAfter !== undefined ? 'after' : 'first';
+  const cursor = page.endingBefore ?? page.startingAfter;
+  const shape = {
+    from,
+    stateId: filter.stateId !== undefined,
+    year: filter.year !== undefined,
+    program: filter.program !== undefined,
+    updatedSince: filter.updatedSince !== undefined,
+  };
+  const values = { limit: page.limit + 1, ...(cursor === undefined ? {} : { cursor }), ...definedOnly(filter) };
+  return { statement: scenarioPage(shape), values };
+}
+
+/** The filter's values, without the fields it leaves out (D1 binds no undefined). */
+function definedOnly(filter: ScenarioFilter): { stateId?: number; year?: number; program?: string; updatedSince?: number } {
+  return Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined));
+}
+
+/**
+ * A page of the caller's scenarios that match `filter`, newest first, and whether more lie in the
+ * direction of travel: one round trip, the key checked in it.
+ */
+export async function listScenarios({ session, key, run }: Keyed, page: PageRequest<number>, filter: ScenarioFilter = {}) {
+  const { statement, values } = pageQuery(page, filter);
+  const { rows } = await run({ page: statement(session, { ...key, ...values }) });
+  return toPage(rows.page.map(toScenario), page);
 }
 
 /** One of the caller's scenarios; 404 for an unknown token or another account's. */

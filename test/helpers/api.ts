@@ -26,7 +26,7 @@ export async function send(method: string, path: string, init: { headers?: Recor
   // Every reply any test sees must be one the OpenAPI document describes.
   checkAgainstDocument(method, path, { status: res.status, headers: res.headers, text });
   let parsed: unknown = undefined;
-  if (text && /json/.test(res.headers.get('Content-Type') ?? '')) parsed = JSON.parse(text);
+  if (text && /[/+]json\b/.test(res.headers.get('Content-Type') ?? '')) parsed = JSON.parse(text);
   return { status: res.status, headers: res.headers, body: parsed, text };
 }
 

@@ -27,6 +27,8 @@ interface HeaderObject {
 
 interface MediaTypeObject {
   schema?: Schema;
+  /** JSON Lines (application/x-ndjson): the schema each line must match. */
+  'x-line-schema'?: Ref;
 }
 
 interface ResponseObject {
@@ -219,7 +221,7 @@ function checkProblem(body: unknown, status: number, codes: string[] | undefined
 }
 
 function parseBody(mediaType: string, text: string, what: string): unknown {
-  if (!/json$/.test(mediaType)) return text;
+  if (!/[/+]json$/.test(mediaType)) return text;
   try {
     return JSON.parse(text);
   } catch {
@@ -290,6 +292,12 @@ export function checkAgainstDocument(method: string, path: string, reply: Checke
     throw new ContractError(`${label}: content type ${mediaType || '(none)'} is not documented; documented: ${Object.keys(response.content).join(', ')}`);
   }
   if (!media.schema) return;
+  const lineSchema = media['x-line-schema'];
+  if (lineSchema) {
+    const lines = reply.text.split('\n');
+    if (lines.pop() !== '') throw new ContractError(`${label}: the last line does not end with a line break`);
+    lines.forEach((line, i) => validateAt(lineSchema.$ref.slice(1), parseBody('application/json', line, `${label}, line ${i + 1}`), `${label}, line ${i + 1}`));
+  }
   const body = parseBody(mediaType, reply.text, label);
   validateAt(`${pointer}/content/${escapePointer(mediaType)}/schema`, body, `${label}, body`);
   if (mediaType === 'application/problem+json') checkProblem(body, reply.status, response['x-problem-codes'], label);
