@@ -25,6 +25,10 @@ const EXPECTED_RUNTIME_NOISE: { pattern: RegExp; why: string }[] = [
     why: 'request bodies the hang-up tests cut off on purpose (the runtime reports the broken stream)',
   },
   {
+    pattern: /^uncaught exception; .*ExportStoppedError: export stopped/,
+    why: 'exports the tests stop mid-stream on purpose (a key revoked between pages)',
+  },
+  {
     pattern: /^\[mf:warn\] Moving message "[0-9a-f]+" on queue "scenario-service-webhooks" to dead letter queue/,
     why: 'webhook deliveries the dead-letter test lets fail until the dead-letter queue',
   },

@@ -164,6 +164,48 @@ describe('query plans of the hot path', () => {
     }
   });
 
+  it('lists every filter, alone, combined and with either cursor, on an index of its filter, without a sort', async () => {
+    const cursors = [{}, { startingAfter: 500 }, { endingBefore: 1 }] as const;
+    const bounds = ['', ' AND id<?', ' AND id>?'];
+    const programBounds = ['', ' AND scenario_id<?', ' AND scenario_id>?'];
+    const alone = [
+      [{ stateId: 36 }, 'USING INDEX scenarios_account_state_idx (account_id=? AND state_id=?', bounds],
+      [{ year: 2026 }, 'USING INDEX scenarios_account_year_idx (account_id=? AND year=?', bounds],
+      [{ program: 'snap' as const }, 'USING COVERING INDEX scenario_programs_account_program_idx (account_id=? AND program=?', programBounds],
+      // Judged in the index (updated_at is its last column): no row is read to refuse it.
+      [{ updatedSince: 1 }, 'USING INDEX scenarios_account_id_idx (account_id=?', bounds],
+    ] as const;
+    for (const [filter, index, bound] of alone) {
+      for (const [i, cursor] of cursors.entries()) {
+        const plans = await plansOf((s) => listScenarios(keyed(s, key, 'read'), { limit: 10, ...cursor }, filter));
+        const label = JSON.stringify({ filter, cursor });
+        expect(plans, label).toHaveLength(3);
+        expectIndexed(plans);
+        expectThrottleIndexed(plans);
+        expectEachUses(withoutThrottle(plans), KEY_INDEX);
+        expectEachUses(withoutThrottle(plans).filter((p) => !isKeyRow(p)), `${index}${bound[i]})`);
+      }
+    }
+    // Combined: walked on the index of one of them, the others checked on the rows it reaches.
+    const combined = [
+      { stateId: 36, year: 2026 },
+      { stateId: 36, program: 'snap' as const },
+      { year: 2026, program: 'snap' as const },
+      { stateId: 36, year: 2026, program: 'snap' as const, updatedSince: 1 },
+      { stateId: 36, updatedSince: 1 },
+      { year: 2026, updatedSince: 1 },
+      { program: 'snap' as const, updatedSince: 1 },
+    ];
+    for (const filter of combined) {
+      for (const cursor of cursors) {
+        const plans = await plansOf((s) => listScenarios(keyed(s, key, 'read'), { limit: 10, ...cursor }, filter));
+        expectIndexed(plans);
+        const [page] = withoutThrottle(plans).filter((p) => !isKeyRow(p));
+        expect(page!.steps.some((step) => /USING (COVERING )?INDEX (scenarios_account_(state|year)_idx|scenario_programs_account_program_idx) \(account_id=\? AND (state_id|year|program)=\?/.test(step)), show(page!)).toBe(true);
+      }
+    }
+  });
+
   it('views, saves and deletes by token on its unique index, every statement checking the key on its index', async () => {
     const { token } = await createScenario(keyed(env.DB, key, 'write'), input, newEventId());
     const byToken = [

@@ -128,10 +128,18 @@ export async function exportScenarios(keyed: Keyed, request: ExportRequest): Pro
         if (cursor === undefined) controller.close();
       } catch (error) {
         request.onError?.(error);
-        controller.error(error);
+        controller.error(new ExportStoppedError(exportStopReason(error)));
       }
     },
   });
+}
+
+/** What ends a stream whose next page failed: the transfer fails, and the client resumes. */
+export class ExportStoppedError extends Error {
+  constructor(reason: string) {
+    super(`export stopped (${reason}); resume with starting_after = the id of the last line received`);
+    this.name = 'ExportStoppedError';
+  }
 }
 
 /** Why a page after the first failed, as logged (never the error's message: D1's quote SQL). */
