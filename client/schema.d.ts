@@ -68,6 +68,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/scenarios/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export scenarios
+         * @description Every scenario of the caller's account that matches the filters (the list's), newest first, streamed: JSON Lines (one list item per line) or, with format=csv, one RFC 4180 summary row per scenario after a header row. A snapshot: nothing created after the export started appears, and no scenario appears twice or is skipped while others are saved or deleted. The key is checked on every page of 1000 rows: if it is revoked mid-export the transfer fails (it never ends as a short file); resume with starting_after = the id of the last line received. Read keys may export.
+         */
+        get: operations["exportScenarios"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/scenarios/{token}": {
         parameters: {
             query?: never;
@@ -445,6 +465,13 @@ export interface components {
         };
         /** @example 482913075561204 */
         ScenarioToken: string;
+        /**
+         * Format: int32
+         * @description Only scenarios in this state (FIPS code: 36 is New York); a code that names no state is 400
+         * @example 36
+         * @enum {integer}
+         */
+        StateIdFilter: 1 | 2 | 4 | 5 | 6 | 8 | 9 | 10 | 11 | 12 | 13 | 15 | 16 | 17 | 18 | 19 | 20 | 21 | 22 | 23 | 24 | 25 | 26 | 27 | 28 | 29 | 30 | 31 | 32 | 33 | 34 | 35 | 36 | 37 | 38 | 39 | 40 | 41 | 42 | 44 | 45 | 46 | 47 | 48 | 49 | 50 | 51 | 53 | 54 | 55 | 56;
         /** @example 1 */
         RevisionVersion: string;
         /**
@@ -512,6 +539,18 @@ export interface components {
              * @example 2026-11-21T08:14:03.512000Z
              */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description When it was created or last saved (or restored); what updated_since compares
+             * @example 2026-11-21T08:14:03.512000Z
+             */
+            updated_at: string;
+            /**
+             * Format: int64
+             * @description The stored version: 1 when created, one more per save or restore (the N of its ETag "vN")
+             * @example 1
+             */
+            version: number;
             scenario_data: components["schemas"]["ScenarioDataListForm"];
         };
         ScenarioDataListForm: {
@@ -1283,6 +1322,8 @@ export interface components {
     parameters: {
         /** @description The scenario token: 15 digits, no leading zero */
         ScenarioToken: components["schemas"]["ScenarioToken"];
+        /** @description Only scenarios in this state (FIPS code: 36 is New York); a code that names no state is 400 */
+        StateIdFilter: components["schemas"]["StateIdFilter"];
         /** @description A version number (the N of an ETag "vN") */
         RevisionVersion: components["schemas"]["RevisionVersion"];
         /** @description The webhook endpoint id: we_ + 32 hex digits */
@@ -1541,6 +1582,14 @@ export interface operations {
                 endding_before?: string;
                 /** @description Same as endding_before */
                 ending_before?: string;
+                /** @description Only scenarios in this state (FIPS code: 36 is New York); a code that names no state is 400 */
+                state_id?: components["parameters"]["StateIdFilter"];
+                /** @description Only scenarios of this year */
+                year?: number;
+                /** @description Only scenarios whose programs include this one */
+                program?: "actc" | "ctc" | "eitc" | "state_tax" | "state_eitc" | "child_care" | "tanf" | "ssi" | "liheap" | "fica" | "snap" | "medic_aid" | "hix_ptc" | "chip" | "housing" | "wic" | "pandemic" | "fed_tax" | "nslp";
+                /** @description Only scenarios created or saved at or after this time (RFC 3339, any offset; an updated_at from a list item works). Pages stay in id order, so a save never moves a scenario within a walk */
+                updated_since?: string;
             };
             header?: never;
             path?: never;
@@ -1572,6 +1621,8 @@ export interface operations {
                      *           "token": "482913075561204",
                      *           "expired": null,
                      *           "created_at": "2026-11-21T08:14:03.512000Z",
+                     *           "updated_at": "2026-11-21T08:14:03.512000Z",
+                     *           "version": 1,
                      *           "scenario_data": {
                      *             "year": 2026,
                      *             "adult": [
@@ -2046,6 +2097,116 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable (code: unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportScenarios: {
+        parameters: {
+            query?: {
+                /** @description ndjson (default): one list item per line; csv: one summary row per scenario, with a header row */
+                format?: "ndjson" | "csv";
+                /** @description Resume an interrupted export: the id of the last line received (its `id`; the first CSV column) */
+                starting_after?: string;
+                /** @description Only scenarios in this state (FIPS code: 36 is New York); a code that names no state is 400 */
+                state_id?: components["parameters"]["StateIdFilter"];
+                /** @description Only scenarios of this year */
+                year?: number;
+                /** @description Only scenarios whose programs include this one */
+                program?: "actc" | "ctc" | "eitc" | "state_tax" | "state_eitc" | "child_care" | "tanf" | "ssi" | "liheap" | "fica" | "snap" | "medic_aid" | "hix_ptc" | "chip" | "housing" | "wic" | "pandemic" | "fed_tax" | "nslp";
+                /** @description Only scenarios created or saved at or after this time (RFC 3339, any offset; an updated_at from a list item works). Pages stay in id order, so a save never moves a scenario within a walk */
+                updated_since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export, streamed (chunked); a transfer that ends without an error is complete */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {"id":1042,"user_id":7,"state":{"id":36,"name":"New York","slug":"new-york"},"token":"482913075561204","expired":null,"created_at":"2026-11-21T08:14:03.512000Z","updated_at":"2026-11-21T08:14:03.512000Z","version":1,"scenario_data":{"year":2026,"adult":[{"id":1,"age":36,"nickname":"Parent A","wage_rate":"22.50","yes_or_no":1,"adult_type":1,"is_married":1,"is_veteran":0,"unemp_comp":"0","is_pregnant":0,"monthly_ssi":"0","child_support":"0","other_unearned":"0","monthly_disability":"0","soc_sec_retirement":"0","same_snap_household":1,"work_hours_per_week":"40","is_spouse_in_household":1,"same_legal_hh_fed_state":1,"training_hours_per_week":"0","aged_or_disability_income":0},{"id":2,"age":34,"nickname":"Parent B","wage_rate":"16.00","yes_or_no":1,"adult_type":1,"is_married":1,"is_veteran":0,"unemp_comp":"0","is_pregnant":0,"monthly_ssi":"0","child_support":"0","other_unearned":"0","monthly_disability":"0","soc_sec_retirement":"0","same_snap_household":1,"work_hours_per_week":"20","is_spouse_in_household":1,"same_legal_hh_fed_state":1,"training_hours_per_week":"6","aged_or_disability_income":0}],"child":[{"id":1,"age":7,"sex":1,"caretaker":1,"in_school":1,"yes_or_no":1,"is_disabled":0,"cc_rate_category":2,"ssi_income_amount":"0","child_care_setting":1,"relation_to_caretaker":1,"same_legal_hh_fed_state":1,"purchase_and_prepare_meals_together":1},{"id":2,"age":3,"sex":2,"caretaker":1,"in_school":0,"yes_or_no":1,"is_disabled":0,"cc_rate_category":1,"ssi_income_amount":"0","child_care_setting":2,"relation_to_caretaker":1,"same_legal_hh_fed_state":1,"purchase_and_prepare_meals_together":1}],"state":36,"token":"482913075561204","programs":["snap","eitc","ctc","child_care","medic_aid"],"sub_division":5}} */
+                    "application/x-ndjson": string;
+                    /**
+                     * @example id,token,state_id,state,year,programs,adults,children,created_at,updated_at,version
+                     *     1042,482913075561204,36,New York,2026,snap;eitc;ctc;child_care;medic_aid,2,2,2026-11-21T08:14:03.512000Z,2026-11-21T08:14:03.512000Z,1
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description Bad request (code: invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid credentials (code: unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };

@@ -107,6 +107,14 @@ describe('typed client: hc<AppType>', () => {
     expect(page.has_more).toBe(false);
     expect(page.data.map((item) => item.token)).toEqual([token]);
     expect(page.data[0]!.scenario_data.token).toBe(token);
+    // Filters are typed query fields, and the export is a route of the client.
+    const filtered = await api.scenarios.$get({ query: { state_id: '36', program: 'snap' } });
+    if (filtered.status !== 200) throw new Error(await filtered.text());
+    expect((await filtered.json()).data.map((item) => item.token)).toEqual([token]);
+    const exported = await api.scenarios.export.$get({ query: { program: 'snap' } });
+    expect(exported.headers.get('Content-Type')).toBe('application/x-ndjson; charset=utf-8');
+    const line = new TextDecoder().decode(await exported.arrayBuffer());
+    expect(JSON.parse(line).token).toBe(token);
 
     // View, then a conditional view of the same version
     const viewed = await api.scenarios[':token'].$get({ param: { token }, header: {} });

@@ -88,6 +88,16 @@ describe('generated client: openapi-typescript + openapi-fetch', () => {
     expect(listed.data.data.map((item) => item.token)).toEqual([token]);
     expect(listed.data.data[0]!.state).toEqual({ id: 36, name: 'New York', slug: 'new-york' });
 
+    // Filters are typed (state_id a number, program one of the spec's), and the export is a path.
+    const filtered = await api.GET('/scenarios', { params: { query: { state_id: 36, program: 'snap', year: 2026 } } });
+    expect(filtered.data?.data.map((item) => item.token)).toEqual([token]);
+    expectTypeOf(filtered.data!.data[0]!.updated_at).toEqualTypeOf<string>();
+    const none = await api.GET('/scenarios', { params: { query: { program: 'wic' } } });
+    expect(none.data).toEqual({ data: [], has_more: false });
+    const exported = await api.GET('/scenarios/export', { params: { query: { format: 'csv', state_id: 36 } }, parseAs: 'text' });
+    expect(exported.response.headers.get('Content-Type')).toBe('text/csv; charset=utf-8; header=present');
+    expect(exported.data?.split('\r\n')[1]?.split(',')[1]).toBe(token);
+
     const badQuery = await api.GET('/scenarios', { params: { query: { limit: 500 } } });
     expect(badQuery.response.status).toBe(400);
     expect(badQuery.error).toMatchObject({ code: 'invalid_query', errors: [{ path: 'limit' }] });

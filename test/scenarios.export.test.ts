@@ -215,7 +215,7 @@ describe(`many pages (${EXPORT_PAGE_SIZE} rows each)`, () => {
     expect(await run.readLines(10)).toBe(true);
     // While the export runs: three creates, a save of one already sent and of one not yet sent,
     // and a delete of one not yet sent.
-    const created = [];
+    const created: string[] = [];
     for (let i = 0; i < 3; i++) created.push((await createScenario(key)).token);
     const newest = await tokenOf(ids.at(-1)!);
     const savedLater = await tokenOf(ids[5]!);

@@ -35,6 +35,12 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
  */
 export const EXPORT_PAGE_SIZE = 1000;
 
+/**
+ * What the document states as the longest export: an account at its quota (100,000 scenarios) of
+ * list items of 20 adults and 20 children with the longest values (about 30 KB each) is 3 GB.
+ */
+export const EXPORT_MAX_BYTES = 3_000_000_000;
+
 export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {
   ndjson: 'application/x-ndjson; charset=utf-8',
   csv: 'text/csv; charset=utf-8; header=present',

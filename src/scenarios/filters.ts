@@ -49,9 +49,11 @@ export const filterQueryFields = {
     .openapi({
       type: 'integer',
       format: 'int32',
+      minimum: 1,
+      maximum: 56,
       enum: US_STATES.map((s) => s.id) as unknown as string[],
       description: 'Only scenarios in this state (FIPS code: 36 is New York); a code that names no state is 400',
-      example: '36',
+      example: 36 as unknown as string,
     }),
   year: z
     .string()

@@ -28,7 +28,7 @@ import { expiredAt } from './retention.ts';
 import { CreateScenarioBodySchema, SaveScenarioBodySchema, type ScenarioDataInput } from './schema.ts';
 import { queueEvent } from '../webhooks/producer.ts';
 import { createScenario, deleteScenario, listScenarios, newEventId, saveScenario, viewScenario } from './workflows.ts';
-import { CSV_COLUMNS, EXPORT_CONTENT_TYPES, EXPORT_FORMATS, EXPORT_PAGE_SIZE, exportScenarios, exportStopReason } from './export.ts';
+import { CSV_COLUMNS, EXPORT_CONTENT_TYPES, EXPORT_MAX_BYTES, EXPORT_FORMATS, EXPORT_PAGE_SIZE, exportScenarios, exportStopReason } from './export.ts';
 import { filterQueryFields, toFilter } from './filters.ts';
 import { log } from '../http/log.ts';
 
@@ -43,7 +43,16 @@ const routesBase = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 // The {token} path parameter, one component for every scenario path (revisions and the chart too).
 routesBase.openAPIRegistry.registerParameter('ScenarioToken', ScenarioToken);
 const PageQuery = pageQuery('id', 'a list item id', '1042');
-const ListQuery = PageQuery.extend(filterQueryFields);
+// The state filter, one component for the list and the export (the OpenAPI lint's numeric-id rule
+// is switched off for it by name: a FIPS code is public reference data, not an object's id).
+const filters = {
+  ...filterQueryFields,
+  state_id: routesBase.openAPIRegistry.registerParameter(
+    'StateIdFilter',
+    filterQueryFields.state_id.openapi({ param: { name: 'state_id', in: 'query' } }),
+  ),
+};
+const ListQuery = PageQuery.extend(filters);
 const ExportQuery = z.strictObject({
   format: z
     .enum(EXPORT_FORMATS)
@@ -52,7 +61,7 @@ const ExportQuery = z.strictObject({
   starting_after: PageQuery.shape.starting_after.openapi({
     description: 'Resume an interrupted export: the id of the last line received (its `id`; the first CSV column)',
   }),
-  ...filterQueryFields,
+  ...filters,
 });
 
 function dataOf(body: { scenarioData?: ScenarioDataInput | undefined; scenario_data?: ScenarioDataInput | undefined }): ScenarioDataInput {
@@ -111,7 +120,7 @@ const listCreateViewRoutes = routesBase
           headers: successHeaders('api-key'),
           content: {
             'application/x-ndjson': {
-              schema: z.string().openapi({ description: 'One ScenarioListItem (JSON) per line, newest first; each line ends with \\n' }),
+              schema: z.string().max(EXPORT_MAX_BYTES).openapi({ description: 'One ScenarioListItem (JSON) per line, newest first; each line ends with \\n' }),
               // Getters, as jsonContent's: built when the document is generated, not at isolate start.
               get example() {
                 return exampleExport().ndjson;
@@ -119,7 +128,7 @@ const listCreateViewRoutes = routesBase
               'x-line-schema': { $ref: '#/components/schemas/ScenarioListItem' },
             },
             'text/csv': {
-              schema: z.string().openapi({ description: `A header row, then one row per scenario, newest first; columns ${CSV_COLUMNS.join(', ')} (programs joined by ;); CRLF line ends` }),
+              schema: z.string().max(EXPORT_MAX_BYTES).openapi({ description: `A header row, then one row per scenario, newest first; columns ${CSV_COLUMNS.join(', ')} (programs joined by ;); CRLF line ends` }),
               get example() {
                 return exampleExport().csv;
               },
