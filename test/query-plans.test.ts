@@ -202,6 +202,11 @@ describe('query plans of the hot path', () => {
         expectIndexed(plans);
         const [page] = withoutThrottle(plans).filter((p) => !isKeyRow(p));
         expect(page!.steps.some((step) => /USING (COVERING )?INDEX (scenarios_account_(state|year)_idx|scenario_programs_account_program_idx) \(account_id=\? AND (state_id|year|program)=\?/.test(step)), show(page!)).toBe(true);
+        // A state beside a program drives the walk; the program is a primary-key probe per row.
+        if (filter.stateId !== undefined && filter.program !== undefined) {
+          expect(page!.steps.some((step) => /^SEARCH scenario_programs (EXISTS )?USING PRIMARY KEY \(scenario_id=\? AND program=\?\)/.test(step)), show(page!)).toBe(true);
+          if (!('year' in filter)) expectEachUses([page!], `USING INDEX scenarios_account_state_idx (account_id=? AND state_id=?`);
+        }
       }
     }
   });

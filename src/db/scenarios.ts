@@ -49,9 +49,9 @@ const ownedBy = (access: KeyAccess): SQL => sql`${scenarios.accountId} = ${accou
 // holds, and creates, saves or deletes elsewhere never shift it (the cursor is an id, which no
 // write changes). Unfiltered, the page walks the (account_id, id, updated_at) index; a `state_id`
 // or `year` filter walks (account_id, state_id | year, id); a `program` filter walks
-// scenario_programs' (account_id, program, scenario_id). Other filters of a combination are
-// checked on the rows that walk reaches; `updated_since` alone is checked in the index (see
-// docs/export.md for what that costs).
+// scenario_programs' (account_id, program, scenario_id), unless a state is given too. Other
+// filters of a combination are checked on the rows that walk reaches; `updated_since` alone is
+// checked in the index (docs/decisions.md, "Filters and export").
 
 export type PageFrom = 'first' | 'after' | 'before';
 
@@ -80,7 +80,12 @@ function pageSql({ from, ...filter }: PageShape): SQL {
   if (filter.year) conditions.push(sql`${scenarios.year} = ${p('year')}`);
   if (filter.updatedSince) conditions.push(sql`${scenarios.updatedAt} >= ${p('updatedSince')}`);
   const order = from === 'before' ? sql`asc` : sql`desc`;
-  if (!filter.program) {
+  // With a state, the state's index drives and the program is a primary-key probe per row: a state
+  // holds about 2 % of an account, a program often half of it (docs/decisions.md).
+  if (filter.program && filter.stateId) {
+    conditions.push(sql`exists (select 1 from ${scenarioPrograms} where ${scenarioPrograms.scenarioId} = ${scenarios.id} and ${scenarioPrograms.program} = ${p('program')})`);
+  }
+  if (!filter.program || filter.stateId) {
     if (from === 'after') conditions.push(sql`${scenarios.id} < ${p('cursor')}`);
     if (from === 'before') conditions.push(sql`${scenarios.id} > ${p('cursor')}`);
     return sql`select * from ${scenarios} where ${sql.join(conditions, sql` and `)} order by ${scenarios.id} ${order} limit ${p('limit')}`;
