@@ -1,15 +1,16 @@
 // Seeds a persisted D1 (Miniflare's resource persistence dir) once per size: the migrations in
 // drizzle/, one account, one read_write API key (only its SHA-256 stored, as the service does)
 // and N scenarios of two adults and two children in the stored form, oldest first (ids 1..N).
+// One row in a hundred is in a state, of a year and with a program no other row has (data.ts RARE).
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { displayPrefix, generateApiKey, hashApiKey } from '../../src/auth/api-key.ts';
-import { household, prng, storedText, tokenMaker } from './data.ts';
+import { household, prng, RARE, storedText, tokenMaker } from './data.ts';
 import { applyMigrations } from './migrations.ts';
 import { startServer } from './server.ts';
 
 /** Bump when the seeded content changes, so stale seeds are rebuilt. */
-const SEED_VERSION = 1;
+const SEED_VERSION = 2;
 const ROWS_PER_INSERT = 50; // ~70 KB a statement: local D1 refuses statements over 100 KB
 const STATEMENTS_PER_BATCH = 20;
 
@@ -93,6 +94,10 @@ export async function ensureSeed(dir: string, n: number, log: (line: string) => 
         const values: string[] = [];
         for (let i = 0; i < ROWS_PER_INSERT && done < n; i++, done++) {
           const input = household(rand);
+          // The 1 % filters of bench/filters.ts: three disjoint rows in every hundred.
+          if (done % 100 === 13) input.year = RARE.year;
+          if (done % 100 === 47) input.programs = [...input.programs, RARE.program];
+          if (done % 100 === 71) input.state_id = RARE.stateId;
           const token = nextToken();
           const created = start + done * step + Math.floor(rand() * step);
           const version = rand() < 0.3 ? 1 + Math.floor(rand() * 4) : 1;
