@@ -3,7 +3,8 @@
 // Swagger UI lists every operation of /openapi.json, that nothing was fetched from any host but
 // the service itself (no CDN: the page works offline), and that "Try it out" works as a user
 // would drive it, with the printed development key: GET /me, then list, create (twice, two
-// scenarios: no replay), view, save and delete, each with only what a user must type (the token)
+// scenarios: no replay), list with filters and export (JSON Lines and CSV) chosen from their
+// drop-downs, view, save and delete, each with only what a user must type (the token) or choose
 // added to what Swagger UI fills in from the document.
 //
 // Saves a screenshot to .out/docs-screenshot.png (git-ignored); `npm run test:browser --
@@ -33,6 +34,7 @@ const CHROMIUM_ARGS = [
 const EXPECTED = [
   'GET /me',
   'GET /scenarios',
+  'GET /scenarios/export',
   'POST /scenarios',
   'GET /scenarios/{token}',
   'POST /scenarios/save',
@@ -217,6 +219,19 @@ try {
   shown('POST /scenarios again', again, '201');
   const token = tokenIn(created.body);
   check('the two creates made two scenarios (no Idempotency-Key filled in, so no replay)', token !== undefined && tokenIn(again.body) !== token, `tokens: ${token}, ${tokenIn(again.body)}`);
+  // Filters and export: values chosen from the drop-downs the document's enums give.
+  const choose = (choices: Record<string, string>) => async (block: Locator) => {
+    for (const [name, value] of Object.entries(choices)) await block.locator(`tr[data-param-name="${name}"] select`).selectOption(value);
+  };
+  const filteredList = await tryItOut(page, 'GET', '/scenarios', choose({ state_id: '36', program: 'eitc' }));
+  shown('GET /scenarios (state_id 36 and program eitc chosen)', filteredList, '200');
+  check('the filtered list shows the new scenarios', token !== undefined && filteredList.body.includes(token), filteredList.body.slice(0, 500));
+  const exported = await tryItOut(page, 'GET', '/scenarios/export', choose({ program: 'eitc' }));
+  shown('GET /scenarios/export (JSON Lines, program eitc chosen)', exported, '200');
+  check('the export shows the new scenarios', token !== undefined && exported.body.includes(token), exported.body.slice(0, 500));
+  const csv = await tryItOut(page, 'GET', '/scenarios/export', choose({ format: 'csv' }));
+  shown('GET /scenarios/export (format csv chosen)', csv, '200');
+  check('the CSV export shows a header row and the new scenarios', csv.body.includes('id,token,state_id,') && token !== undefined && csv.body.includes(token), csv.body.slice(0, 500));
   const typeToken = async (block: Locator) => block.locator('tr[data-param-name="token"] input').fill(token ?? '');
   shown('GET /scenarios/{token} (view, the token typed in)', await tryItOut(page, 'GET', '/scenarios/{token}', typeToken), '200');
   const saved = await tryItOut(page, 'POST', '/scenarios/save', async (block) => {
@@ -240,7 +255,7 @@ try {
     [...problems, ...failedLoads.map((f) => `failed load: ${f}`)].join('\n'),
   );
 
-  summary = `docs page: ${listed.length} operations listed, try-it GET /me ${status}, list/create/view/save/history/delete ok, ${external.length} external requests (of ${requests}), screenshot ${SCREENSHOT}`;
+  summary = `docs page: ${listed.length} operations listed, try-it GET /me ${status}, list/create/filters/export/view/save/history/delete ok, ${external.length} external requests (of ${requests}), screenshot ${SCREENSHOT}`;
 } catch (error) {
   check('the browser check ran to the end', false, error instanceof Error ? (error.stack ?? error.message) : String(error));
 } finally {

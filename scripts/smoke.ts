@@ -190,6 +190,18 @@ try {
   check('GET /scenarios/{token}/revisions/3 → the restored data', revision.status === 200 && revision.json.data.revision.scenario_data.year === data.year);
   const list = await call('GET', '/scenarios?limit=1');
   check('GET /scenarios → data + has_more', list.status === 200 && Array.isArray(list.json.data) && typeof list.json.has_more === 'boolean');
+  const filtered = await call('GET', `/scenarios?state_id=${data.state_id}&year=${data.year}&program=eitc&updated_since=2000-01-01T00:00:00Z`);
+  const found = filtered.json?.data?.find((item: { token: string }) => item.token === token);
+  check('GET /scenarios filtered by state_id, year, program, updated_since → the scenario, version 3', filtered.status === 200 && found?.version === 3 && typeof found?.updated_at === 'string');
+  const badFilter = await call('GET', '/scenarios?state_id=3');
+  check('GET /scenarios?state_id=3 (no such state) → 400 invalid_query', badFilter.status === 400 && badFilter.json.code === 'invalid_query');
+  const auth = { Authorization: `Bearer ${key}` };
+  const lines = await fetch(`${base}/scenarios/export?state_id=${data.state_id}`, { headers: auth });
+  const exported = (await lines.text()).split('\n').filter(Boolean).map((line) => JSON.parse(line) as { token: string });
+  check('GET /scenarios/export → JSON Lines with the scenario', lines.status === 200 && /^application\/x-ndjson/.test(lines.headers.get('content-type') ?? '') && exported.some((item) => item.token === token));
+  const csv = await fetch(`${base}/scenarios/export?format=csv&program=eitc`, { headers: auth });
+  const rows = (await csv.text()).split('\r\n');
+  check('GET /scenarios/export?format=csv → a header row and the scenario', csv.status === 200 && rows[0]!.startsWith('id,token,state_id,') && rows.some((row) => row.split(',')[1] === token));
   const bad = await call('POST', '/scenarios', { scenarioData: { ...data, year: 1800, extra: 1 } });
   check('invalid data → 422 problem with paths', bad.status === 422 && bad.json.errors.length === 2);
   check('GET /scenarios/save → 405', (await call('GET', '/scenarios/save')).status === 405);

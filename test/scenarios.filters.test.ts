@@ -1,7 +1,7 @@
 // GET /scenarios filters: state_id, year, program and updated_since, alone, combined, and with both
 // cursors; bad values refused with 400 invalid_query; list items carry updated_at and version; the
 // program index follows every write (create, save, restore, delete); pages under a filter on a
-// mutable field never repeat an item (docs/export.md, "updated_since").
+// mutable field never repeat an item (docs/decisions.md, "Finding and exporting scenarios").
 import { env } from 'cloudflare:workers';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { admin, api, createAccountWithKey, createKey, createScenario, scenarioData } from './helpers/api.ts';

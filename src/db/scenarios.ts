@@ -51,7 +51,7 @@ const ownedBy = (access: KeyAccess): SQL => sql`${scenarios.accountId} = ${accou
 // or `year` filter walks (account_id, state_id | year, id); a `program` filter walks
 // scenario_programs' (account_id, program, scenario_id), unless a state is given too. Other
 // filters of a combination are checked on the rows that walk reaches; `updated_since` alone is
-// checked in the index (docs/decisions.md, "Filters and export").
+// checked in the index (docs/decisions.md, "Finding and exporting scenarios").
 
 export type PageFrom = 'first' | 'after' | 'before';
 
@@ -81,7 +81,8 @@ function pageSql({ from, ...filter }: PageShape): SQL {
   if (filter.updatedSince) conditions.push(sql`${scenarios.updatedAt} >= ${p('updatedSince')}`);
   const order = from === 'before' ? sql`asc` : sql`desc`;
   // With a state, the state's index drives and the program is a primary-key probe per row: a state
-  // holds about 2 % of an account, a program often half of it (docs/decisions.md).
+  // holds about 2 % of an account, a program often half of it (docs/decisions.md, "Finding and
+  // exporting scenarios").
   if (filter.program && filter.stateId) {
     conditions.push(sql`exists (select 1 from ${scenarioPrograms} where ${scenarioPrograms.scenarioId} = ${scenarios.id} and ${scenarioPrograms.program} = ${p('program')})`);
   }

@@ -3,7 +3,7 @@
 // at a page or two however many scenarios there are. Nothing here knows HTTP: the route validates,
 // calls `exportScenarios` and sends the stream it returns.
 //
-// What the export promises (docs/export.md):
+// What the export promises (docs/decisions.md, "Finding and exporting scenarios"):
 // - A snapshot of membership. Pages walk ids downward, and every new scenario takes an id above
 //   all earlier ones, so nothing created after the first page was read appears. Each scenario
 //   appears at most once (ids strictly decrease). One that exists and matches the filters from the
