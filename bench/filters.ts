@@ -10,17 +10,19 @@
 // 2. Exports: GET /scenarios/export of 1,000, 10,000 and N rows (JSON Lines, and CSV of N), each on
 //    a fresh workerd after a warm-up export, read by Node's fetch and discarded as it arrives.
 //    Wall time, the workerd process's CPU (ms per 1,000 rows) and its peak RSS over its RSS before
-//    the export (sampled every 10 ms). Then the same page queries run by a bare Worker that only
+//    the export (sampled every 10 ms); then, on another fresh workerd with the inspector attached,
+//    the Worker isolate's JavaScript heap before and at its peak during the same export. Then the same page queries run by a bare Worker that only
 //    reads the rows (the D1 simulator's share, which in production is not on the Worker's CPU):
 //    the export's CPU minus that is an estimate of the Worker's own.
 import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundleOurs } from './lib/bundle.ts';
 import { RARE } from './lib/data.ts';
+import { connectInspector } from './lib/inspector.ts';
 import { runWrk, writeWrkScript } from './lib/load.ts';
 import { median } from './lib/report.ts';
 import { ensureSeed } from './lib/seed.ts';
-import { CLK_TCK, cpuTicks, startServer, type Server } from './lib/server.ts';
+import { CLK_TCK, cpuTicks, freePort, startServer, type Server } from './lib/server.ts';
 
 const OUT = 'bench/.out';
 const env = process.env;
@@ -80,10 +82,11 @@ async function main() {
     const body = (await res.json()) as { data?: unknown[] };
     if (res.status !== 200 || body.data?.length !== 10) throw new Error(`${cells[i]![0]}: ${res.status}, ${body.data?.length} items`);
   }
-  log(`page cells: ${cells.length} × ${REPS} reps × ${DURATION} s (warm-up ${WARMUP} s each)`);
-  for (const { url, script } of scripts) await runWrk(script, url, 1, WARMUP);
+  const pages = env.BENCH_FILTERS_PAGES !== '0';
+  if (pages) log(`page cells: ${cells.length} × ${REPS} reps × ${DURATION} s (warm-up ${WARMUP} s each)`);
+  if (pages) for (const { url, script } of scripts) await runWrk(script, url, 1, WARMUP);
   const runs = cells.map(() => [] as Array<{ cpu: number; rps: number; p50: number }>);
-  for (let rep = 0; rep < REPS; rep++) {
+  for (let rep = 0; pages && rep < REPS; rep++) {
     const order = cells.map((_, i) => (i + rep) % cells.length);
     for (const i of order) {
       const before = cpuTicks(server.pid);
@@ -119,9 +122,10 @@ async function main() {
       const result = await measureExport(s, seed.key, query);
       const expected = spec.rows + (spec.query.startsWith('format=csv') ? 1 : 0);
       if (result.lines !== expected) throw new Error(`${spec.label} of ${spec.rows}: ${result.lines} lines`);
+      const heap = await isolateHeap(bundle.scriptPath, seedDir, seed.key, query);
       exportRows.push(
         `| ${spec.label} | ${spec.rows.toLocaleString('en-US')} | ${(result.bytes / 1e6).toFixed(1)} MB | ${result.seconds.toFixed(2)} s | ` +
-          `${((ms(result.ticks) / spec.rows) * 1000).toFixed(0)} ms | ${(result.peakRss / 1e6).toFixed(1)} MB |`,
+          `${((ms(result.ticks) / spec.rows) * 1000).toFixed(0)} ms | ${(heap.before / 1e6).toFixed(1)} / ${(heap.peak / 1e6).toFixed(1)} MB | ${(result.peakRss / 1e6).toFixed(1)} MB |`,
       );
       log(`export ${spec.label} ${spec.rows}: ${result.seconds.toFixed(2)} s`);
     } finally {
@@ -135,16 +139,13 @@ async function main() {
   const report = [
     `N = ${N.toLocaleString('en-US')} scenarios in one account; ${REPS} reps × ${DURATION} s per cell, wrk -c1; ${new Date().toISOString()}`,
     '',
-    '| page of 10 | requests/s | CPU ms / request | p50 ms | CPU ÷ unfiltered |',
-    '|---|---:|---:|---:|---:|',
-    ...pageRows,
-    '',
-    '| export | rows | body | time | workerd CPU per 1,000 rows | peak RSS over start |',
-    '|---|---:|---:|---:|---:|---:|',
+    ...(pages ? ['| page of 10 | requests/s | CPU ms / request | p50 ms | CPU ÷ unfiltered |', '|---|---:|---:|---:|---:|', ...pageRows, ''] : []),
+    '| export | rows | body | time | workerd CPU per 1,000 rows | isolate heap used: before / peak | workerd peak RSS over start |',
+    '|---|---:|---:|---:|---:|---:|---:|',
     ...exportRows,
     '',
     `D1 simulator's share (the same ${N / 1000} page statements of 1,001 rows, read and dropped by a bare Worker): ` +
-      `${((ms(floor.ticks) / N) * 1000).toFixed(0)} ms per 1,000 rows, ${floor.seconds.toFixed(2)} s.`,
+      `${((ms(floor.ticks) / N) * 1000).toFixed(0)} ms per 1,000 rows, ${floor.seconds.toFixed(2)} s, peak RSS over start ${(floor.peakRss / 1e6).toFixed(1)} MB.`,
   ].join('\n');
   writeFileSync(join(OUT, 'filters.md'), `${report}\n`);
   process.stdout.write(`${report}\n`);
@@ -154,6 +155,36 @@ async function main() {
 async function oldestBound(server: Server, k: number): Promise<number | undefined> {
   const db = await server.mf.getD1Database('DB');
   return (await db.prepare('SELECT id FROM scenarios ORDER BY id LIMIT 1 OFFSET ?').bind(k).first<{ id: number }>())?.id;
+}
+
+/**
+ * The Worker isolate's JavaScript heap (what Workers' 128 MB limit counts) during the export, on
+ * its own server with the inspector attached (which slows it, so times come from the run without):
+ * used size after a warm-up export (workerd's inspector does not answer a request for a full GC),
+ * and the most seen while the export streams
+ * (sampled as fast as the inspector answers, between the isolate's tasks).
+ */
+async function isolateHeap(scriptPath: string, seedDir: string, key: string, query: string) {
+  const inspectorPort = await freePort();
+  const server = await startServer({ scriptPath, stateDir: freshState(seedDir, 'db'), inspectorPort });
+  try {
+    await readExport(server, key, `starting_after=${(await oldestBound(server, 1000))!}`);
+    const inspector = await connectInspector(inspectorPort);
+    const used = async () => (await inspector.send<{ usedSize: number }>('Runtime.getHeapUsage')).usedSize;
+    const before = await used();
+    let peak = before;
+    let done = false;
+    const sampling = (async () => {
+      while (!done) peak = Math.max(peak, await used());
+    })();
+    await readExport(server, key, query);
+    done = true;
+    await sampling;
+    inspector.close();
+    return { before, peak };
+  } finally {
+    await server.dispose();
+  }
 }
 
 async function readExport(server: Server, key: string, query: string) {
@@ -201,12 +232,16 @@ async function d1Floor(seedDir: string, accountId: number, n: number) {
   writeFileSync(scriptPath, FLOOR_WORKER);
   const server = await startServer({ scriptPath, script: FLOOR_WORKER, stateDir: freshState(seedDir, 'db'), withRateLimits: false });
   try {
-    await fetch(`${server.url}/?account=${accountId}`).then((r) => r.text()); // warm-up
+    await fetch(`${server.url}/?account=${accountId}`).then((r) => r.text()); // warm-up: the same whole read
+    const rssBefore = rss(server.pid);
+    let peak = rssBefore;
+    const sampler = setInterval(() => (peak = Math.max(peak, rss(server.pid))), 10);
     const ticks = cpuTicks(server.pid);
     const started = performance.now();
     const rows = Number(await (await fetch(`${server.url}/?account=${accountId}`)).text());
+    clearInterval(sampler);
     if (rows !== n) throw new Error(`floor read ${rows} rows`);
-    return { ticks: cpuTicks(server.pid) - ticks, seconds: (performance.now() - started) / 1000 };
+    return { ticks: cpuTicks(server.pid) - ticks, seconds: (performance.now() - started) / 1000, peakRss: peak - rssBefore };
   } finally {
     await server.dispose();
   }

@@ -199,6 +199,15 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'me', title: 'GET /me', status: 200, prepare: fixed({ method: 'GET', path: '/me' }) },
   { name: 'list', title: 'list (GET /scenarios)', status: 200, prepare: fixed({ method: 'GET', path: '/scenarios' }) },
   {
+    name: 'list_filtered',
+    title: 'list, every filter (state_id, year, program, updated_since)',
+    status: 200,
+    prepare: fixed({ method: 'GET', path: '/scenarios?state_id=36&year=2026&program=snap&updated_since=2000-01-01T00:00:00Z' }),
+  },
+  // One page (up to 1,000 rows) per round trip: these few scenarios are one page.
+  { name: 'export', title: 'export, one page (GET /scenarios/export)', status: 200, prepare: fixed({ method: 'GET', path: '/scenarios/export' }) },
+  { name: 'export_csv', title: 'export, one page, CSV', status: 200, prepare: fixed({ method: 'GET', path: '/scenarios/export?format=csv' }) },
+  {
     name: 'view',
     title: 'view (GET /scenarios/{token})',
     status: 200,

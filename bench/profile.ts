@@ -14,6 +14,7 @@ import { runWrk, writeWrkScript } from './lib/load.ts';
 import { ensureSeed } from './lib/seed.ts';
 import { freePort, startServer } from './lib/server.ts';
 import { ENDPOINTS, targetFor, type Endpoint } from './lib/targets.ts';
+import { Inspector } from './lib/inspector.ts';
 
 const OUT = 'bench/.out';
 const worker = process.env.PROFILE_WORKER ?? 'ours';
@@ -63,46 +64,6 @@ function sections(bundlePath: string): string[] {
     out.push(current);
   }
   return out;
-}
-
-class Inspector {
-  #ws: WebSocket;
-  #next = 1;
-  #pending = new Map<number, (value: unknown) => void>();
-
-  private constructor(ws: WebSocket) {
-    this.#ws = ws;
-    ws.addEventListener('message', (event) => {
-      const msg = JSON.parse(String(event.data)) as { id?: number; result?: unknown; error?: unknown };
-      if (msg.id !== undefined) {
-        const resolve = this.#pending.get(msg.id);
-        this.#pending.delete(msg.id);
-        resolve?.(msg.error ? Promise.reject(new Error(JSON.stringify(msg.error))) : msg.result);
-      }
-    });
-  }
-
-  static async connect(url: string): Promise<Inspector> {
-    // Miniflare's inspector proxy wants an Origin it allows; Node's WebSocket (undici) takes headers
-    // in its second argument, which the DOM typings do not know.
-    const init = { headers: { Origin: 'http://localhost' } } as unknown as string[];
-    const ws = new WebSocket(url, init);
-    await new Promise<void>((resolve, reject) => {
-      ws.addEventListener('open', () => resolve(), { once: true });
-      ws.addEventListener('error', () => reject(new Error(`cannot connect to ${url}`)), { once: true });
-    });
-    return new Inspector(ws);
-  }
-
-  send<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
-    const id = this.#next++;
-    this.#ws.send(JSON.stringify({ id, method, params }));
-    return new Promise((resolve) => this.#pending.set(id, resolve as (value: unknown) => void));
-  }
-
-  close(): void {
-    this.#ws.close();
-  }
 }
 
 function analyse(profile: Profile, lineSection: string[], bundleName: string, requests: number) {
