@@ -99,16 +99,23 @@ function pageSql({ from, ...filter }: PageShape): SQL {
     where ${sql.join([...programs, ...conditions], sql` and `)} order by ${scenarioPrograms.scenarioId} ${order} limit ${p('limit')}`;
 }
 
-const pageStatements = new Map<string, Statement<PageValues>>();
+const shapeName = (shape: PageShape) =>
+  `${shape.from}${shape.stateId ? '+state' : ''}${shape.year ? '+year' : ''}${shape.program ? '+program' : ''}${shape.updatedSince ? '+updated' : ''}`;
 
-/** The page statement of one shape; its SQL is rendered the first time that shape is asked for. */
-export function scenarioPage(shape: PageShape): Statement<PageValues> {
-  const name = `${shape.from}${shape.stateId ? '+state' : ''}${shape.year ? '+year' : ''}${shape.program ? '+program' : ''}${shape.updatedSince ? '+updated' : ''}`;
-  let page = pageStatements.get(name);
-  if (!page) {
-    page = statement<PageValues>(() => pageSql(shape));
-    pageStatements.set(name, page);
+// Every shape's statement, defined at module level like every statement (src/db/statement.ts):
+// 3 directions × 16 filter combinations, each rendered the first time it is asked for.
+const pageStatements = new Map<string, Statement<PageValues>>();
+for (const from of ['first', 'after', 'before'] as const) {
+  for (let bits = 0; bits < 16; bits++) {
+    const shape: PageShape = { from, stateId: (bits & 1) !== 0, year: (bits & 2) !== 0, program: (bits & 4) !== 0, updatedSince: (bits & 8) !== 0 };
+    pageStatements.set(shapeName(shape), statement<PageValues>(() => pageSql(shape)));
   }
+}
+
+/** The page statement of one shape. */
+export function scenarioPage(shape: PageShape): Statement<PageValues> {
+  const page = pageStatements.get(shapeName(shape));
+  if (!page) throw new Error(`no page statement for ${shapeName(shape)}`);
   return page;
 }
 

@@ -27,6 +27,10 @@ class ColumnBuilder {
   $type(): this {
     return this;
   }
+  /** A generated column: its expression is drizzle-kit's (the migration); a statement names only the column. */
+  generatedAlwaysAs(): this {
+    return this;
+  }
 }
 
 export const integer = (name: string) => new ColumnBuilder(name);
