@@ -48,7 +48,7 @@ describe('the OpenAPI document lists exactly what the app serves', () => {
     const documented = operations.map((o) => `${o.method} ${o.path}`).sort();
     expect(documented).toEqual(servedRoutes());
     expect(documentedOperations().sort()).toEqual(documented);
-    expect(documented).toHaveLength(25);
+    expect(documented).toHaveLength(26);
   });
 
   it('names every operation with a unique camelCase operationId', () => {
@@ -56,6 +56,7 @@ describe('the OpenAPI document lists exactly what the app serves', () => {
     expect(ids).toEqual({
       'GET /me': 'getMe',
       'GET /scenarios': 'listScenarios',
+      'GET /scenarios/export': 'exportScenarios',
       'POST /scenarios': 'createScenario',
       'GET /scenarios/{token}': 'viewScenario',
       'DELETE /scenarios/{token}': 'deleteScenarioAlias',

@@ -45,9 +45,9 @@ async function listItem(token: string) {
 }
 
 describe('list item form', () => {
-  it('has exactly the fields of the spec', async () => {
+  it('has exactly the fields of the spec, and updated_at and version (docs/decisions.md, "Finding and exporting scenarios")', async () => {
     const { token } = await createScenario(key);
-    expect(keysOf(await listItem(token))).toEqual(sorted(['id', 'user_id', 'state', 'token', 'expired', 'created_at', 'scenario_data']));
+    expect(keysOf(await listItem(token))).toEqual(sorted(['id', 'user_id', 'state', 'token', 'expired', 'created_at', 'updated_at', 'version', 'scenario_data']));
   });
 
   it('types each field as the spec says', async () => {
