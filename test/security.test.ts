@@ -295,8 +295,8 @@ describe('chart URLs have one spelling', () => {
 });
 
 describe('unknown query parameters are refused on every route', () => {
-  it('every operation documents 400 invalid_query', () => {
-    const doc = openApiDocument() as unknown as { paths: Record<string, Record<string, { responses: Record<string, { 'x-problem-codes'?: string[] }> }>> };
+  it('every operation documents 400 invalid_query', async () => {
+    const doc = (await openApiDocument()) as unknown as { paths: Record<string, Record<string, { responses: Record<string, { 'x-problem-codes'?: string[] }> }>> };
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(item)) {
         expect(operation.responses['400']?.['x-problem-codes'], `${method} ${path}`).toContain('invalid_query');
