@@ -38,7 +38,7 @@ const AccountSchema = documented(() =>
 
 // Written out for the created key rather than derived (omit/extend) from AdminApiKey, which
 // would render as an allOf whose strict halves refuse each other's fields.
-const keyFields = {
+const keyFields = () => ({
   id: idSchema().openapi({ example: 12 }),
   prefix: z
     .string()
@@ -49,11 +49,11 @@ const keyFields = {
   scope: z.enum(['read', 'read_write']),
   created_at: Timestamp,
   expires_at: Timestamp.nullable(),
-};
+});
 const KeySchema = documented(() =>
   z
     .strictObject({
-      ...keyFields,
+      ...keyFields(),
       last_used_at: Timestamp.nullable().openapi({ description: 'Updated at most once a minute' }),
       revoked_at: Timestamp.nullable(),
     })
@@ -62,7 +62,7 @@ const KeySchema = documented(() =>
 const CreatedKeySchema = documented(() =>
   z
     .strictObject({
-      ...keyFields,
+      ...keyFields(),
       key: z
         .string()
         .length(40)
@@ -183,7 +183,7 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
         200: {
           description: 'The keys, newest first, without secrets',
           headers: headers(),
-          content: json(z.strictObject({ data: z.array(KeySchema).openapi({ description: 'All keys of the account' }) }).openapi('AdminApiKeyList'), {
+          content: json(documented(() => z.strictObject({ data: z.array(KeySchema).openapi({ description: 'All keys of the account' }) }).openapi('AdminApiKeyList')), {
             data: [{ ...EXAMPLE_KEY, last_used_at: '2026-11-21T09:02:41.007000Z', revoked_at: null }],
           }),
         },

@@ -3,7 +3,7 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { findScenarioOfAccount } from '../db/scenarios.ts';
 import type { AppEnv } from '../env.ts';
-import { headers, problemResponses } from '../http/openapi.ts';
+import { documented, headers, problemResponses } from '../http/openapi.ts';
 import { ApiError } from '../http/problem.ts';
 import { validationHook } from '../http/validation.ts';
 import type { StoredScenarioData } from '../scenarios/data.ts';
@@ -50,7 +50,7 @@ export const chartRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
         description: 'The chart',
         headers: headers(),
         // 20 adults with the longest names and amounts render to about 52 000 characters.
-        content: { 'image/svg+xml': { schema: z.string().max(131_072).openapi({ description: 'An SVG document' }) } },
+        content: { 'image/svg+xml': { schema: documented(() => z.string().max(131_072).openapi({ description: 'An SVG document' })) } },
       },
       ...problemResponses('public', 'invalid_query', 'forbidden', 'not_found'),
     },

@@ -9,8 +9,9 @@ import { validationHook } from '../http/validation.ts';
 import { EVENT_ID_PATTERN, EventListSchema, EXAMPLE_EVENT, toEventForm } from './forms.ts';
 import { listEvents } from './workflows.ts';
 
-const cursor = (description: string) =>
-  z.string().regex(EVENT_ID_PATTERN, 'must be an event id (evt_ + 32 hex digits)').optional().openapi({ description, maxLength: 36 });
+// One schema for the three cursors: they differ only in what the document says of them.
+const cursorBase = z.string().regex(EVENT_ID_PATTERN, 'must be an event id (evt_ + 32 hex digits)').optional();
+const cursor = (description: string) => cursorBase.openapi({ description, maxLength: 36 });
 
 const EventsQuery = z.strictObject({
   limit: LimitQuery,

@@ -24,8 +24,9 @@ const INTEGER_CURSOR = /^[1-9][0-9]{0,15}$/;
  * parameter that has one, and both cursors at once are a 400.
  */
 export function pageQuery(noun: string, label: string, example: string) {
-  const cursor = (description: string) =>
-    z.string().regex(INTEGER_CURSOR, `must be a positive integer (${label})`).optional().openapi({ description, maxLength: 16 });
+  // One schema for the three cursors: they differ only in what the document says of them.
+  const base = z.string().regex(INTEGER_CURSOR, `must be a positive integer (${label})`).optional();
+  const cursor = (description: string) => base.openapi({ description, maxLength: 16 });
   return z.strictObject({
     limit: LimitQuery,
     starting_after: cursor(`Next page: items older than this ${noun} (the last item's ${noun}, e.g. ${example})`),

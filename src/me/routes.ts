@@ -3,16 +3,18 @@ import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { ACCOUNT_NAME_MAX, EMAIL_MAX } from '../admin/schema.ts';
 import { apiKey } from '../auth/bearer.ts';
 import type { AppEnv } from '../env.ts';
-import { jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
+import { documented, jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
 import { noQueryParameters } from '../http/query.ts';
 import { validationHook } from '../http/validation.ts';
 
-const AccountSchema = z
-  .strictObject({
-    name: z.string().max(ACCOUNT_NAME_MAX).openapi({ example: 'Acme Benefits Lab' }),
-    email: z.email().max(EMAIL_MAX).openapi({ example: 'dev@acme.example' }),
-  })
-  .openapi('Account');
+const AccountSchema = documented(() =>
+  z
+    .strictObject({
+      name: z.string().max(ACCOUNT_NAME_MAX).openapi({ example: 'Acme Benefits Lab' }),
+      email: z.email().max(EMAIL_MAX).openapi({ example: 'dev@acme.example' }),
+    })
+    .openapi('Account'),
+);
 
 export const meRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(
   createRoute({

@@ -59,10 +59,20 @@ function amount(max?: number) {
     if (DECIMAL_PATTERN.test(text) && Number(text) > max) report(payload, `must be at most ${max}`);
   });
 }
-const money = () => amount();
-const hours = () => amount(MAX_HOURS_PER_WEEK);
+/**
+ * A field schema built once and shared by every field of its kind (zod schemas are immutable, so
+ * a shared one validates exactly as copies would, and the document renders each use the same):
+ * the adult and child fields are some 30 of them, most of what building the bodies costs.
+ */
+function shared<T>(build: () => T): () => T {
+  let built: T | undefined;
+  return () => (built ??= build());
+}
+
+const money = shared(() => amount());
+const hours = shared(() => amount(MAX_HOURS_PER_WEEK));
 // zod-to-openapi renders a literal of several values as its first value only; state it in full.
-const flag = () => z.literal([0, 1], { error: 'must be 0 or 1' }).openapi({ type: 'integer', format: 'int32', minimum: 0, maximum: 1, enum: [0, 1] });
+const flag = shared(() => z.literal([0, 1], { error: 'must be 0 or 1' }).openapi({ type: 'integer', format: 'int32', minimum: 0, maximum: 1, enum: [0, 1] }));
 /**
  * An integer field of a request body. zod's own int check marks a non-integer as a hard stop,
  * which also skips the cross-field checks of every enclosing object (a missing state_id would go
@@ -81,12 +91,13 @@ function integer(min: number, max: number) {
     })
     .openapi({ type: 'integer', format: 'int32', minimum: min, maximum: max });
 }
-const code = () => integer(0, MAX_INT32);
-const age = () => integer(0, 130);
+const code = shared(() => integer(0, MAX_INT32));
+const age = shared(() => integer(0, 130));
 /** At most 20 adults or children, so a position is at most 20. */
 export const MAX_MEMBERS = 20;
-const positionId = () =>
-  integer(1, MAX_INT32).optional().openapi({ maximum: MAX_MEMBERS, description: '1-based position in the array; filled in when missing' });
+const positionId = shared(() =>
+  integer(1, MAX_INT32).optional().openapi({ maximum: MAX_MEMBERS, description: '1-based position in the array; filled in when missing' }),
+);
 
 /** The fields of an adult; the stored form (forms.ts) reuses them with amounts as strings. */
 export const ADULT_FIELDS = {
@@ -141,7 +152,7 @@ export const ChildSchema = z.strictObject(CHILD_FIELDS).openapi('Child');
  */
 const whenObject = { when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value) };
 
-const stateId = () => integer(1, MAX_INT32);
+const stateId = shared(() => integer(1, MAX_INT32));
 
 /** Ids must be 1-based positions; checked on the array so the position is known. */
 function checkPositions(items: unknown, ctx: z.RefinementCtx) {

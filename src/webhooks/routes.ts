@@ -50,8 +50,9 @@ const IdParams = z.object({ id: EndpointId });
 const NOT_FOUND = ['not_found', 'No webhook endpoint with that id'] as const;
 
 const CURSOR = /^[1-9][0-9]{0,15}$/;
-const cursor = (description: string) =>
-  z.string().regex(CURSOR, 'must be a positive integer (a delivery id)').optional().openapi({ description, maxLength: 16 });
+// One schema for the three cursors: they differ only in what the document says of them.
+const cursorBase = z.string().regex(CURSOR, 'must be a positive integer (a delivery id)').optional();
+const cursor = (description: string) => cursorBase.openapi({ description, maxLength: 16 });
 const DeliveriesQuery = z.strictObject({ limit: LimitQuery, ...cursorQuery(cursor, 'attempt') });
 
 export const webhookRoutes = routesBase
