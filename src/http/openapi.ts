@@ -282,11 +282,15 @@ export function problemResponses(guard: Guard, ...specs: Array<ProblemCode | rea
     if (status === 405) extra.push('Allow');
     if (guard === 'api-key' && AFTER_AUTHENTICATION.has(status)) extra.push('RateLimit-Policy');
     responses[status] = {
-      description: `${STATUS_TEXT[status] ?? 'Error'} (code: ${list.join(', ')})`,
-      headers: headers(...extra),
+      // Getters: what only the document reads is built when it is generated (or a 404 detail is
+      // looked up, routing.ts), not for every route at isolate start.
+      get description() {
+        return `${STATUS_TEXT[status] ?? 'Error'} (code: ${list.join(', ')})`;
+      },
+      get headers() {
+        return headers(...extra);
+      },
       'x-problem-codes': list,
-      // A getter: the examples are built when the document is generated (or a 404 detail is looked
-      // up, routing.ts), not for every route at isolate start.
       get content() {
         return {
           'application/problem+json': {
