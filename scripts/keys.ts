@@ -3,10 +3,10 @@
 // or, with --remote, the deployed database. Same query functions as the admin API, and what it
 // prints has the admin API's field names (snake_case): an account or a key as JSON, lists as tables.
 import { parseArgs } from 'node:util';
-import { CreateAccountBody, CreateKeyBody } from '../src/admin/schema.ts';
-import { issueApiKey } from '../src/auth/issue-key.ts';
+import { CreateAccountBody, CreateKeyBody, RollKeyBody } from '../src/admin/schema.ts';
+import { issueApiKey, mintApiKey } from '../src/auth/issue-key.ts';
 import { findAccount, insertAccount, listAccounts } from '../src/db/accounts.ts';
-import { listApiKeys, revokeApiKey } from '../src/db/api-keys.ts';
+import { listApiKeys, revokeApiKey, rollApiKey } from '../src/db/api-keys.ts';
 import { formatTimestamp, parseRfc3339 } from '../src/http/timestamps.ts';
 import type { ApiKey } from '../src/db/schema.ts';
 import { openDatabase } from './lib/database.ts';
@@ -22,6 +22,8 @@ const USAGE = `Usage: npm run keys -- <command> [options] [--remote]
   create-key     --account ID [--name NAME] [--scope read|read_write] [--expires RFC3339]
   list-keys      --account ID
   revoke-key     --key ID
+  roll-key       --key ID [--expires-in SECONDS]
+                 a new key like key ID; the old one works SECONDS more (default 86400, 0 = stops now)
 
   --remote   use the deployed D1 database instead of the local one (needs wrangler login)`;
 
@@ -34,6 +36,7 @@ const { values, positionals } = parseArgs({
     key: { type: 'string' },
     scope: { type: 'string' },
     expires: { type: 'string' },
+    'expires-in': { type: 'string' },
     remote: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -136,6 +139,20 @@ async function main(): Promise<void> {
         if (!row) refuse(`No key with id ${values.key}.`);
         // As the admin API answers a revoke: the key, with its (first) revoked_at.
         print(keyFields(row));
+        break;
+      }
+      case 'roll-key': {
+        const seconds = values['expires-in'];
+        if (seconds !== undefined && !/^[0-9]+$/.test(seconds)) fail('--expires-in must be a whole number of seconds');
+        const body = valid(RollKeyBody.safeParse(seconds === undefined ? {} : { expires_in: Number(seconds) }));
+        const { key, ...minted } = await mintApiKey();
+        const graceUntil = now + body.expires_in * 1000;
+        const row = await rollApiKey(db, { keyId: id('key'), ...minted, now, graceUntil });
+        if (!row) refuse(`No live key with id ${values.key} (unknown, revoked or expired).`);
+        // The admin API's 201 body for a roll; the note goes to stderr.
+        const { last_used_at: _used, revoked_at: _revoked, ...created } = keyFields(row);
+        print({ ...created, key });
+        console.error(`Key ${values.key} stops working at ${formatTimestamp(graceUntil)} (or earlier, if it was to expire sooner). The new key is shown this once.`);
         break;
       }
       default:

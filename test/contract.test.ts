@@ -80,6 +80,7 @@ describe('the OpenAPI document lists exactly what the app serves', () => {
       'POST /admin/accounts/{id}/keys': 'createApiKey',
       'GET /admin/accounts/{id}/keys': 'listApiKeys',
       'DELETE /admin/keys/{id}': 'revokeApiKey',
+      'POST /admin/keys/{id}/roll': 'rollApiKey',
     });
     for (const id of Object.values(ids)) expect(id).toMatch(/^[a-z][A-Za-z]*$/);
   });

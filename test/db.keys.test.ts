@@ -23,7 +23,7 @@ async function account(name = 'Db Test') {
 }
 
 async function key(accountId: number, overrides: Partial<Parameters<typeof insertApiKey>[1]> = {}) {
-  const row = await insertApiKey(db(), { accountId, keyHash: fakeHash(), prefix: 'scn_abcdef', name: null, scope: 'read_write', expiresAt: null, now: NOW, ...overrides });
+  const row = await insertApiKey(db(), { accountId, keyHash: fakeHash(), prefix: 'scn_abcdef', lastFour: 'abcd', name: null, scope: 'read_write', expiresAt: null, now: NOW, ...overrides });
   if (!row) throw new Error('insertApiKey returned null');
   return row;
 }
@@ -95,12 +95,13 @@ describe('api keys', () => {
   it('insertApiKey returns the stored row', async () => {
     const owner = await account();
     const keyHash = fakeHash();
-    const row = await insertApiKey(db(), { accountId: owner.id, keyHash, prefix: 'scn_ABCDEF', name: 'CI', scope: 'read', expiresAt: NOW + MINUTE, now: NOW });
+    const row = await insertApiKey(db(), { accountId: owner.id, keyHash, prefix: 'scn_ABCDEF', lastFour: 'WXYZ', name: 'CI', scope: 'read', expiresAt: NOW + MINUTE, now: NOW });
     expect(row).toEqual({
       id: expect.any(Number),
       accountId: owner.id,
       keyHash,
       prefix: 'scn_ABCDEF',
+      lastFour: 'WXYZ',
       name: 'CI',
       scope: 'read',
       createdAt: NOW,
@@ -114,7 +115,7 @@ describe('api keys', () => {
   it('insertApiKey for an unknown account returns null and stores nothing', async () => {
     const before = await keyCount();
     const keyHash = fakeHash();
-    expect(await insertApiKey(db(), { accountId: 987_654_321, keyHash, prefix: 'scn_abcdef', name: null, scope: 'read_write', expiresAt: null, now: NOW })).toBeNull();
+    expect(await insertApiKey(db(), { accountId: 987_654_321, keyHash, prefix: 'scn_abcdef', lastFour: 'abcd', name: null, scope: 'read_write', expiresAt: null, now: NOW })).toBeNull();
     expect(await keyCount()).toBe(before);
     expect(await findKeyByHash(db(), keyHash)).toBeNull();
   });

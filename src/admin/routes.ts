@@ -1,10 +1,11 @@
-// The admin API the account dashboard calls: accounts, and their keys (created, listed, revoked).
+// The admin API: accounts, and their keys (created, listed, rolled, revoked). The dashboard
+// (src/dashboard/) makes the same changes for a signed-in account through its own session.
 // Guarded by ADMIN_TOKEN; API keys are not accepted here.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { requireAdmin } from '../auth/admin.ts';
-import { issueApiKey } from '../auth/issue-key.ts';
+import { issueApiKey, mintApiKey } from '../auth/issue-key.ts';
 import { insertAccount } from '../db/accounts.ts';
-import { listApiKeys, revokeApiKey } from '../db/api-keys.ts';
+import { listApiKeys, revokeApiKey, rollApiKey } from '../db/api-keys.ts';
 import type { ApiKey } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { documented, headers, jsonContent, problemResponses } from '../http/openapi.ts';
@@ -14,7 +15,7 @@ import { formatTimestamp, parseRfc3339 } from '../http/timestamps.ts';
 import { strictUtf8JsonBody } from '../http/body.ts';
 import { noQueryParameters } from '../http/query.ts';
 import { validationHook } from '../http/validation.ts';
-import { ACCOUNT_NAME_MAX, CreateAccountBody, CreateKeyBody, EMAIL_MAX, KEY_NAME_MAX } from './schema.ts';
+import { ACCOUNT_NAME_MAX, CreateAccountBody, CreateKeyBody, EMAIL_MAX, KEY_NAME_MAX, RollKeyBody } from './schema.ts';
 
 const Timestamp = TimestampSchema;
 const IdParam = (name: string) =>
@@ -220,5 +221,38 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
       const row = await revokeApiKey(c.get('db'), Number(c.req.valid('param').id), Date.now());
       if (!row) throw new ApiError('not_found', KEY_NOT_FOUND);
       return c.json(toKey(row), 200);
+    },
+  
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/keys/{id}/roll',
+      operationId: 'rollApiKey',
+      summary: 'Roll an API key',
+      description:
+        'A new key with the same account, name, scope and expiry, returned in full this once; the old key keeps working for expires_in seconds ' +
+        '(default 24 hours; 0 = it stops at once), then is refused. A revoked, expired or unknown key → 404.',
+      tags: ['Admin'],
+      security,
+      middleware: [requireAdmin, noQueryParameters, strictUtf8JsonBody] as const,
+      request: { params: IdParam('Key'), body: { required: true, content: json(RollKeyBody, { expires_in: 3600 }) } },
+      responses: {
+        201: {
+          description: 'The new key',
+          headers: headers(),
+          content: json(CreatedKeySchema, { ...EXAMPLE_KEY, id: 13, key: 'scn_7hQ2xZk2LmP8sWq1VbN7cRt5YhJ3dGf6aE0u' }),
+        },
+        ...problemResponses('admin', ['not_found', 'No live key with that id'], 'invalid_json', 'validation_failed', 'payload_too_large'),
+      },
+    }),
+    async (c) => {
+      const now = Date.now();
+      const { key, ...minted } = await mintApiKey();
+      const graceUntil = now + c.req.valid('json').expires_in * 1000;
+      const row = await rollApiKey(c.get('db'), { keyId: Number(c.req.valid('param').id), ...minted, now, graceUntil });
+      if (!row) throw new ApiError('not_found', 'No live key with that id');
+      const { last_used_at: _used, revoked_at: _revoked, ...shown } = toKey(row);
+      return c.json({ ...shown, key }, 201);
     },
   );

@@ -26,3 +26,22 @@ export const CreateKeyBody = z
       .openapi({ format: 'date-time', description: 'When the key stops working (RFC 3339, any offset); must be in the future', example: '2027-06-30T00:00:00Z' }),
   })
   .openapi('CreateKeyBody');
+
+/** The longest grace a roll gives the old key (the dashboard offers now, 1 hour, 24 hours, 7 days). */
+export const ROLL_GRACE_MAX_SECONDS = 7 * 24 * 60 * 60;
+export const ROLL_GRACE_DEFAULT_SECONDS = 24 * 60 * 60;
+
+export const RollKeyBody = z
+  .strictObject({
+    expires_in: z
+      .number()
+      .int()
+      .min(0)
+      .max(ROLL_GRACE_MAX_SECONDS)
+      .default(ROLL_GRACE_DEFAULT_SECONDS)
+      .openapi({
+        description: 'Seconds the old key keeps working (0: it stops at once; default 86400, at most 604800). An earlier expiry it already had is kept.',
+        example: 3600,
+      }),
+  })
+  .openapi('RollKeyBody');

@@ -63,6 +63,11 @@ export function displayPrefix(key: string): string {
   return key.slice(0, DISPLAY_LENGTH);
 }
 
+/** The key's last four characters (part of its checksum), shown beside the prefix in the dashboard. */
+export function lastFour(key: string): string {
+  return key.slice(-4);
+}
+
 // Stateless, so one per isolate serves every request; every request hashes its key.
 const encoder = new TextEncoder();
 /** Each byte's two hex digits, looked up instead of formatted 32 times a hash. */

@@ -1,21 +1,31 @@
-// Issuing a key: generate it, store only its hash and display prefix, hand the key back once.
-// Used by the admin API and by `npm run keys`. `null` when there is no such account.
+// Issuing a key: generate it, store only its hash and what is shown of it (prefix, last four),
+// hand the key back once. Used by the admin API, `npm run keys` and the dashboard (which stores the
+// same material through its own session-guarded statement, src/db/dashboard.ts).
 import { insertApiKey } from '../db/api-keys.ts';
 import type { Session } from '../db/statement.ts';
 import type { ApiKey, KeyScope } from '../db/schema.ts';
-import { displayPrefix, generateApiKey, hashApiKey } from './api-key.ts';
+import { displayPrefix, generateApiKey, hashApiKey, lastFour } from './api-key.ts';
 
+/** A new key and the columns stored for it. */
+export interface MintedKey {
+  key: string;
+  keyHash: string;
+  prefix: string;
+  lastFour: string;
+}
+
+export async function mintApiKey(): Promise<MintedKey> {
+  const key = generateApiKey();
+  return { key, keyHash: await hashApiKey(key), prefix: displayPrefix(key), lastFour: lastFour(key) };
+}
+
+/** A key for an account; `null` when there is no such account. */
 export async function issueApiKey(
   session: Session,
   accountId: number,
   options: { name: string | null; scope: KeyScope; expiresAt: number | null; now: number },
 ): Promise<{ key: string; row: ApiKey } | null> {
-  const key = generateApiKey();
-  const row = await insertApiKey(session, {
-    accountId,
-    keyHash: await hashApiKey(key),
-    prefix: displayPrefix(key),
-    ...options,
-  });
+  const { key, ...stored } = await mintApiKey();
+  const row = await insertApiKey(session, { accountId, ...stored, ...options });
   return row ? { key, row } : null;
 }

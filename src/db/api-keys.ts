@@ -111,6 +111,7 @@ export function toApiKey(row: RawRow): ApiKey {
     accountId: row.account_id as number,
     keyHash: row.key_hash as string,
     prefix: row.prefix as string,
+    lastFour: (row.last_four as string | null) ?? null,
     name: row.name as string | null,
     scope: row.scope as KeyScope,
     createdAt: row.created_at as number,
@@ -134,31 +135,49 @@ export async function touchKeyLastUsed(session: Session, keyId: number, now: num
   await runOne(session, touch(session, { keyId, now, staleBefore: now - granularityMs }));
 }
 
-// The key is inserted only if the account exists: one round trip, and no orphan key. Its hash is
-// drawn per request, so run again after it committed (D1 lost the reply), it inserts nothing and
-// the row read back by the hash is the key the first try stored: no 500, no second key.
-const insertKey = statement<{
-  accountId: number;
+/** The stored columns of a new key (src/auth/issue-key.ts mints them) and its settings. */
+export interface NewKeyValues {
   keyHash: string;
   prefix: string;
+  lastFour: string;
   name: string | null;
   scope: KeyScope;
   expiresAt: number | null;
   now: number;
-}>(
-  () => sql`insert into ${apiKeys} (account_id, key_hash, prefix, name, scope, expires_at, created_at)
-    select ${accounts.id}, ${sql.placeholder('keyHash')}, ${sql.placeholder('prefix')}, ${sql.placeholder('name')},
+}
+
+/** How a key insert names its account: a FROM … WHERE yielding one row for an allowed caller, and its account column. */
+export interface KeyOwner {
+  from: SQL;
+  accountId: SQL;
+}
+
+/**
+ * The key insert for any way of naming the account (an account by id below; a live dashboard
+ * session in db/dashboard.ts): one SQL text for a key's columns. Its hash is drawn per request, so
+ * run again after it committed (D1 lost the reply), it inserts nothing and the row read back by
+ * the hash is the key the first try stored: no 500, no second key.
+ */
+export function insertKeyFrom<Owner extends object>(owner: () => KeyOwner) {
+  return statement<NewKeyValues & Owner>(() => {
+    const { from, accountId } = owner();
+    return sql`insert into ${apiKeys} (account_id, key_hash, prefix, last_four, name, scope, expires_at, created_at)
+    select ${accountId}, ${sql.placeholder('keyHash')}, ${sql.placeholder('prefix')}, ${sql.placeholder('lastFour')}, ${sql.placeholder('name')},
       ${sql.placeholder('scope')}, ${sql.placeholder('expiresAt')}, ${sql.placeholder('now')}
-    from ${accounts} where ${accounts.id} = ${sql.placeholder('accountId')}
-    on conflict do nothing`,
-);
-const keyByHash = statement<{ keyHash: string }>(() => sql`select * from ${apiKeys} where ${apiKeys.keyHash} = ${sql.placeholder('keyHash')}`);
+    ${from}
+    on conflict do nothing`;
+  });
+}
+
+// The key is inserted only if the account exists: one round trip, and no orphan key.
+const insertKey = insertKeyFrom<{ accountId: number }>(() => ({
+  from: sql`from ${accounts} where ${accounts.id} = ${sql.placeholder('accountId')}`,
+  accountId: sql`${accounts.id}`,
+}));
+export const keyByHash = statement<{ keyHash: string }>(() => sql`select * from ${apiKeys} where ${apiKeys.keyHash} = ${sql.placeholder('keyHash')}`);
 
 /** Stores a key of an account; `null` when there is no such account. */
-export async function insertApiKey(
-  session: Session,
-  input: { accountId: number; keyHash: string; prefix: string; name: string | null; scope: KeyScope; expiresAt: number | null; now: number },
-): Promise<ApiKey | null> {
+export async function insertApiKey(session: Session, input: NewKeyValues & { accountId: number }): Promise<ApiKey | null> {
   const rows = await runBatch(session, { insert: insertKey(session, input), key: keyByHash(session, input) });
   const [row] = rows.key;
   if (!row) return null;
@@ -188,5 +207,57 @@ const revoke = statement<{ keyId: number; now: number }>(
 /** Revokes a key; revoking twice keeps the first time. `null` for an unknown key. */
 export async function revokeApiKey(session: Session, keyId: number, now: number): Promise<ApiKey | null> {
   const [row] = await runOne(session, revoke(session, { keyId, now }));
+  return row ? toApiKey(row) : null;
+}
+
+/** What a roll binds: the key rolled, the new key's stored columns, when the old one stops. */
+export interface RollValues {
+  keyId: number;
+  keyHash: string;
+  prefix: string;
+  lastFour: string;
+  now: number;
+  /** The old key's new expiry (it keeps an earlier one it already had). */
+  graceUntil: number;
+}
+
+/**
+ * Rolling a key, as statements of one batch: a new key with the old one's account, name, scope and
+ * expiry, made only while the old one is live and `owned` (a condition on api_keys: any key for
+ * the admin API, the session's account's for the dashboard); then the old one set to expire at
+ * the grace's end, only if the new one exists. Retry-safe: the new key's hash is drawn once by the
+ * request, so a retry after a lost reply inserts nothing more and finds the same new key.
+ */
+export function rollStatements<Extra extends object = object>(owned: () => SQL) {
+  const old = () => sql`${apiKeys.id} = ${sql.placeholder('keyId')}`;
+  return {
+    insert: statement<RollValues & Extra>(
+      () => sql`insert into ${apiKeys} (account_id, key_hash, prefix, last_four, name, scope, expires_at, created_at)
+        select ${apiKeys.accountId}, ${sql.placeholder('keyHash')}, ${sql.placeholder('prefix')}, ${sql.placeholder('lastFour')}, ${apiKeys.name},
+          ${apiKeys.scope}, ${apiKeys.expiresAt}, ${sql.placeholder('now')}
+        from ${apiKeys} where ${old()} and ${owned()} and ${apiKeys.revokedAt} is null
+          and (${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > ${sql.placeholder('now')})
+        on conflict do nothing`,
+    ),
+    expireOld: statement<RollValues & Extra>(
+      () => sql`update ${apiKeys} set ${sql.identifier(apiKeys.expiresAt.name)} = min(coalesce(${apiKeys.expiresAt}, ${sql.placeholder('graceUntil')}), ${sql.placeholder('graceUntil')})
+        where ${old()} and ${owned()} and exists (select 1 from ${apiKeys} as rolled where rolled.key_hash = ${sql.placeholder('keyHash')})`,
+    ),
+  };
+}
+
+const adminRoll = rollStatements(() => sql`1 = 1`);
+
+/**
+ * POST /admin/keys/{id}/roll and `npm run keys -- roll`: the new key, or `null` when the key is
+ * unknown, revoked or expired (nothing changes then).
+ */
+export async function rollApiKey(session: Session, values: RollValues): Promise<ApiKey | null> {
+  const rows = await runBatch(session, {
+    insert: adminRoll.insert(session, values),
+    expireOld: adminRoll.expireOld(session, values),
+    rolled: keyByHash(session, values),
+  });
+  const [row] = rows.rolled;
   return row ? toApiKey(row) : null;
 }

@@ -18,9 +18,9 @@ export function changeCommitted(): SQL {
  * The receipt of change `changeId`, written when `condition` holds (the change applied). Written
  * again by a retry, it stays as the first try wrote it.
  */
-export function receiptWhere<Values extends object>(condition: SQL) {
+export function receiptWhere<Values extends object>(condition: () => SQL) {
   return statement<Values & { changeId: string; now: number }>(
-    () => sql`insert into ${writeReceipts} (id, created_at) select ${p('changeId')}, ${p('now')} where ${condition} on conflict do nothing`,
+    () => sql`insert into ${writeReceipts} (id, created_at) select ${p('changeId')}, ${p('now')} where ${condition()} on conflict do nothing`,
   );
 }
 

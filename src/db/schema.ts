@@ -45,6 +45,9 @@ export const apiKeys = sqliteTable(
     keyHash: text('key_hash').notNull(),
     // The first characters of the key, so people can tell their keys apart.
     prefix: text('prefix').notNull(),
+    // Its last four characters, shown beside the prefix (the dashboard's keys table). Null for keys
+    // issued before this column: only their hash is left to derive it from.
+    lastFour: text('last_four'),
     name: text('name'),
     scope: text('scope', { enum: ['read', 'read_write'] }).notNull().default('read_write'),
     createdAt: integer('created_at').notNull(),

@@ -49,9 +49,21 @@ export function eventTypesOf(endpoint: WebhookEndpoint): EventType[] {
   return JSON.parse(endpoint.eventTypes) as EventType[];
 }
 
-const ownedBy = sql`${webhookEndpoints.accountId} = ${accountOfKey('write')}`;
+/**
+ * How the caller's statements name its account: the API by the request's key (a live read_write
+ * key: `accountOfKey('write')`), the dashboard by its session (db/dashboard.ts). Either way no
+ * statement reaches another account's endpoints, and none runs for a refused caller.
+ */
+export interface EndpointOwner {
+  /** The caller's account as a scalar sub-select: NULL (matching no row) for a refused caller. */
+  account: () => SQL;
+  /** A FROM … WHERE yielding one row for an allowed caller, with `accountId` its account column (the insert's). */
+  from: () => SQL;
+  accountId: () => SQL;
+}
 
-export interface NewEndpointValues extends KeyCheck {
+/** A new endpoint's columns (webhooks/workflows.ts draws the id and seals the secret). */
+export interface NewEndpointFields {
   endpointId: string;
   url: string;
   /** JSON array. */
@@ -64,39 +76,7 @@ export interface NewEndpointValues extends KeyCheck {
   max: number;
 }
 
-/**
- * Inserted for a live read_write key while its account holds fewer than `max` endpoints. D1 runs
- * one batch at a time, so the count cannot be overtaken by a racing create. The id is drawn per
- * request: run again after it committed (D1 lost the reply), it inserts nothing, and the row read
- * back by that id says the endpoint is there.
- */
-export const insertEndpoint = statement<NewEndpointValues>(
-  () => sql`insert into ${webhookEndpoints} (id, account_id, url, event_types, description, secret, secret_key_id, created_at)
-    select ${p('endpointId')}, ${apiKeys.accountId}, ${p('url')}, ${p('eventTypes')}, ${p('description')}, ${p('secret')}, ${p('secretKeyId')}, ${p('now')}
-    from ${apiKeys} where ${liveKey('write')}
-      and (select count(*) from ${webhookEndpoints} where ${webhookEndpoints.accountId} = ${apiKeys.accountId}) < ${p('max')}
-    on conflict do nothing`,
-);
-
-export const endpointOfCaller = statement<KeyCheck & { endpointId: string }>(
-  () => sql`select * from ${webhookEndpoints} where ${webhookEndpoints.id} = ${p('endpointId')} and ${ownedBy}`,
-);
-
-export const endpointsOfCaller = statement<KeyCheck>(
-  () => sql`select * from ${webhookEndpoints} where ${ownedBy} order by ${webhookEndpoints.seq} desc`,
-);
-
-const callersEndpoint = sql`exists (select 1 from ${webhookEndpoints} where ${webhookEndpoints.id} = ${p('endpointId')} and ${ownedBy})`;
-
-/** The receipt of a change to the caller's endpoint, written while the endpoint is there (before a delete). */
-export const recordEndpointChange = receiptWhere<KeyCheck & { endpointId: string }>(callersEndpoint);
-
-/** Its attempts go with it (foreign key, on delete cascade); queued messages find no endpoint. */
-export const deleteEndpointOfCaller = statement<KeyCheck & { endpointId: string }>(
-  () => sql`delete from ${webhookEndpoints} where ${webhookEndpoints.id} = ${p('endpointId')} and ${ownedBy}`,
-);
-
-export interface RotationValues extends KeyCheck {
+export interface RotationFields {
   endpointId: string;
   changeId: string;
   /** The new secret, sealed, and its key id. */
@@ -106,48 +86,93 @@ export interface RotationValues extends KeyCheck {
   previousExpiresAt: number | null;
 }
 
-/**
- * A new secret; the one it replaces becomes the previous secret until `previousExpiresAt` (a
- * previous one still running is dropped: deliveries carry two signatures at most). Skipped when
- * the change's receipt exists: a retry after the commit must not rotate the new secret away.
- */
-export const rotateSecretOfCaller = statement<RotationValues>(
-  () => sql`update ${webhookEndpoints} set
-      ${sql.identifier(webhookEndpoints.previousSecret.name)} = case when ${p('previousExpiresAt')} is null then null else ${webhookEndpoints.secret} end,
-      ${sql.identifier(webhookEndpoints.previousSecretKeyId.name)} = case when ${p('previousExpiresAt')} is null then null else ${webhookEndpoints.secretKeyId} end,
-      ${sql.identifier(webhookEndpoints.previousSecretExpiresAt.name)} = ${p('previousExpiresAt')},
-      ${sql.identifier(webhookEndpoints.secret.name)} = ${p('secret')},
-      ${sql.identifier(webhookEndpoints.secretKeyId.name)} = ${p('secretKeyId')}
-    where ${webhookEndpoints.id} = ${p('endpointId')} and ${ownedBy} and not ${changeCommitted()}`,
-);
-
-/**
- * Enabled: delivered to again, its failures counted afresh. Disabled: nothing is delivered to it.
- * Either is the same change when run twice.
- */
-export const setStatusOfCaller = statement<KeyCheck & { endpointId: string; status: WebhookEndpoint['status'] }>(
-  () => sql`update ${webhookEndpoints} set ${sql.identifier(webhookEndpoints.status.name)} = ${p('status')},
-      ${sql.identifier(webhookEndpoints.failingSince.name)} = null
-    where ${webhookEndpoints.id} = ${p('endpointId')} and ${ownedBy}`,
-);
-
 export type PageFrom = 'first' | 'after' | 'before';
 
-// Keyset pagination on (endpoint_id, id), newest first; only for an endpoint of the caller.
-function deliveriesPage(from: PageFrom) {
-  return statement<KeyCheck & { endpointId: string; limit: number; cursor?: number }>(() => {
-    const conditions: SQL[] = [
-      sql`${webhookDeliveries.endpointId} = ${p('endpointId')}`,
-      sql`exists (select 1 from ${webhookEndpoints} where ${webhookEndpoints.id} = ${p('endpointId')} and ${ownedBy})`,
-    ];
-    if (from === 'after') conditions.push(sql`${webhookDeliveries.id} < ${p('cursor')}`);
-    if (from === 'before') conditions.push(sql`${webhookDeliveries.id} > ${p('cursor')}`);
-    const order = from === 'before' ? sql`asc` : sql`desc`;
-    return sql`select * from ${webhookDeliveries} where ${sql.join(conditions, sql` and `)} order by ${webhookDeliveries.id} ${order} limit ${p('limit')}`;
-  });
+/**
+ * The statements of an endpoint's caller, for one way of naming its account (`Check`: the values
+ * that name it, with the time `now`). Defined twice, at module level: for API keys below, for
+ * dashboard sessions in db/dashboard.ts; one SQL text of each change for both.
+ */
+export function endpointStatements<Check extends { now: number }>(owner: EndpointOwner) {
+  const ownedBy = () => sql`${webhookEndpoints.accountId} = ${owner.account()}`;
+  const callersEndpoint = () => sql`exists (select 1 from ${webhookEndpoints} where ${webhookEndpoints.id} = ${p('endpointId')} and ${ownedBy()})`;
+
+  // Keyset pagination on (endpoint_id, id), newest first; only for an endpoint of the caller.
+  const deliveriesPage = (from: PageFrom) =>
+    statement<Check & { endpointId: string; limit: number; cursor?: number }>(() => {
+      const conditions: SQL[] = [sql`${webhookDeliveries.endpointId} = ${p('endpointId')}`, callersEndpoint()];
+      if (from === 'after') conditions.push(sql`${webhookDeliveries.id} < ${p('cursor')}`);
+      if (from === 'before') conditions.push(sql`${webhookDeliveries.id} > ${p('cursor')}`);
+      const order = from === 'before' ? sql`asc` : sql`desc`;
+      return sql`select * from ${webhookDeliveries} where ${sql.join(conditions, sql` and `)} order by ${webhookDeliveries.id} ${order} limit ${p('limit')}`;
+    });
+
+  return {
+    /**
+     * Inserted for an allowed caller while its account holds fewer than `max` endpoints. D1 runs
+     * one batch at a time, so the count cannot be overtaken by a racing create. The id is drawn per
+     * request: run again after it committed (D1 lost the reply), it inserts nothing, and the row
+     * read back by that id says the endpoint is there.
+     */
+    insertEndpoint: statement<Check & NewEndpointFields>(
+      () => sql`insert into ${webhookEndpoints} (id, account_id, url, event_types, description, secret, secret_key_id, created_at)
+        select ${p('endpointId')}, ${owner.accountId()}, ${p('url')}, ${p('eventTypes')}, ${p('description')}, ${p('secret')}, ${p('secretKeyId')}, ${p('now')}
+        ${owner.from()}
+          and (select count(*) from ${webhookEndpoints} where ${webhookEndpoints.accountId} = ${owner.accountId()}) < ${p('max')}
+        on conflict do nothing`,
+    ),
+
+    endpointOfCaller: statement<Check & { endpointId: string }>(
+      () => sql`select * from ${webhookEndpoints} where ${webhookEndpoints.id} = ${p('endpointId')} and ${ownedBy()}`,
+    ),
+
+    endpointsOfCaller: statement<Check>(() => sql`select * from ${webhookEndpoints} where ${ownedBy()} order by ${webhookEndpoints.seq} desc`),
+
+    /** The receipt of a change to the caller's endpoint, written while the endpoint is there (before a delete). */
+    recordEndpointChange: receiptWhere<Check & { endpointId: string }>(callersEndpoint),
+
+    /** Its attempts go with it (foreign key, on delete cascade); queued messages find no endpoint. */
+    deleteEndpointOfCaller: statement<Check & { endpointId: string }>(
+      () => sql`delete from ${webhookEndpoints} where ${webhookEndpoints.id} = ${p('endpointId')} and ${ownedBy()}`,
+    ),
+
+    /**
+     * A new secret; the one it replaces becomes the previous secret until `previousExpiresAt` (a
+     * previous one still running is dropped: deliveries carry two signatures at most). Skipped when
+     * the change's receipt exists: a retry after the commit must not rotate the new secret away.
+     */
+    rotateSecretOfCaller: statement<Check & RotationFields>(
+      () => sql`update ${webhookEndpoints} set
+          ${sql.identifier(webhookEndpoints.previousSecret.name)} = case when ${p('previousExpiresAt')} is null then null else ${webhookEndpoints.secret} end,
+          ${sql.identifier(webhookEndpoints.previousSecretKeyId.name)} = case when ${p('previousExpiresAt')} is null then null else ${webhookEndpoints.secretKeyId} end,
+          ${sql.identifier(webhookEndpoints.previousSecretExpiresAt.name)} = ${p('previousExpiresAt')},
+          ${sql.identifier(webhookEndpoints.secret.name)} = ${p('secret')},
+          ${sql.identifier(webhookEndpoints.secretKeyId.name)} = ${p('secretKeyId')}
+        where ${webhookEndpoints.id} = ${p('endpointId')} and ${ownedBy()} and not ${changeCommitted()}`,
+    ),
+
+    /**
+     * Enabled: delivered to again, its failures counted afresh. Disabled: nothing is delivered to
+     * it. Either is the same change when run twice.
+     */
+    setStatusOfCaller: statement<Check & { endpointId: string; status: WebhookEndpoint['status'] }>(
+      () => sql`update ${webhookEndpoints} set ${sql.identifier(webhookEndpoints.status.name)} = ${p('status')},
+          ${sql.identifier(webhookEndpoints.failingSince.name)} = null
+        where ${webhookEndpoints.id} = ${p('endpointId')} and ${ownedBy()}`,
+    ),
+
+    deliveryPages: { first: deliveriesPage('first'), after: deliveriesPage('after'), before: deliveriesPage('before') },
+  };
 }
 
-export const deliveryPages = { first: deliveriesPage('first'), after: deliveriesPage('after'), before: deliveriesPage('before') } as const;
+export type EndpointStatements<Check extends { now: number }> = ReturnType<typeof endpointStatements<Check>>;
+
+/** The API's: the account of the request's live read_write key. */
+export const keyedEndpoints = endpointStatements<KeyCheck>({
+  account: () => accountOfKey('write'),
+  from: () => sql`from ${apiKeys} where ${liveKey('write')}`,
+  accountId: () => sql`${apiKeys.accountId}`,
+});
 
 // The consumer's statements.
 

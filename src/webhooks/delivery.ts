@@ -77,11 +77,14 @@ async function signingSecrets(env: DeliveryEnv, endpoint: WebhookEndpoint, now: 
   return secrets;
 }
 
-/** `attemptKey` names this attempt (the message and its attempt number), so it is recorded once. */
-async function deliver(env: DeliveryEnv, eventId: string, endpointId: string, attemptKey: string): Promise<Outcome> {
+/**
+ * `attemptKey` names this attempt (the message and its attempt number), so it is recorded once.
+ * `resend`: the dashboard's "resend", delivered even though the endpoint answered it before.
+ */
+async function deliver(env: DeliveryEnv, eventId: string, endpointId: string, attemptKey: string, resend: boolean): Promise<Outcome> {
   const { event, endpoint, delivered } = await findDeliveryTarget(env.DB, endpointId, eventId);
   // Deleted endpoints get nothing; pruned events cannot be sent; answered ones are not sent twice.
-  if (!event || !endpoint || delivered) return 'done';
+  if (!event || !endpoint || (delivered && !resend)) return 'done';
   // An event goes only to its own account's endpoints, whatever a message says (the fan-out asks
   // the same; a message made otherwise, or a bug, must not carry one account's events to another).
   if (endpoint.accountId !== event.accountId) {
@@ -108,7 +111,7 @@ async function deliver(env: DeliveryEnv, eventId: string, endpointId: string, at
 
 async function handle(env: DeliveryEnv, message: Message<WebhookMessage>): Promise<Outcome> {
   const body = message.body;
-  return body.kind === 'event' ? fanOut(env, body.eventId) : deliver(env, body.eventId, body.endpointId, `${message.id}:${message.attempts}`);
+  return body.kind === 'event' ? fanOut(env, body.eventId) : deliver(env, body.eventId, body.endpointId, `${message.id}:${message.attempts}`, body.resend === true);
 }
 
 /** The dead-letter queue: the delivery was given up; its last attempt says so. */

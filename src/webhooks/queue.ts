@@ -3,7 +3,8 @@
 // `delivery` message per subscribed endpoint, so each endpoint has its own attempts, backoff and
 // dead-lettering, and a retry never goes to an endpoint that already answered.
 
-export type WebhookMessage = { kind: 'event'; eventId: string } | { kind: 'delivery'; eventId: string; endpointId: string };
+// `resend` (the dashboard's "resend"): delivered even if the endpoint already answered 2xx to it.
+export type WebhookMessage = { kind: 'event'; eventId: string } | { kind: 'delivery'; eventId: string; endpointId: string; resend?: true };
 
 /** The dead-letter queue's name, as wrangler.toml names it (the consumer tells the queues apart by it). */
 export const DEAD_LETTER_QUEUE = 'scenario-service-webhooks-dlq';
