@@ -113,6 +113,18 @@ export default defineConfig(async () => {
             WEBHOOK_RECEIVER_URL: receiver.url,
             OPENAPI_FROM_ROUTES: generated.stdout,
             SQL_FROM_DRIZZLE: statements.stdout,
+            // The dashboard Worker's vars (dashboard/wrangler.toml), for the tests that call it.
+            DASHBOARD_SIGNUP: 'invite',
+            EMAIL_FROM: 'dashboard@scenario-service.test',
+          },
+          // The dashboard Worker's own bindings. Its code runs in this same test Worker: the API's
+          // DASHBOARD service binding points back here, at test/worker-entry.ts's Dashboard
+          // entrypoint (the plugin turns a binding to wrangler.toml's own name into one to itself).
+          serviceBindings: { DASHBOARD: { name: 'scenario-service', entrypoint: 'Dashboard' } },
+          email: { send_email: [{ name: 'EMAIL' }] },
+          ratelimits: {
+            SIGNIN_ADDRESS_LIMITER: { namespace_id: '1101', simple: { limit: 10, period: 60 } },
+            SIGNIN_EMAIL_LIMITER: { namespace_id: '1102', simple: { limit: 3, period: 60 } },
           },
         },
       }),

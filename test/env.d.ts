@@ -9,6 +9,12 @@ declare namespace Cloudflare {
     OPENAPI_FROM_ROUTES: string;
     /** Every statement of src/db/ as drizzle renders it under Node (vitest.config.ts), as sorted JSON. */
     SQL_FROM_DRIZZLE: string;
+    /** The dashboard Worker's own bindings (vitest.config.ts). */
+    EMAIL: SendEmail;
+    SIGNIN_ADDRESS_LIMITER: RateLimit;
+    SIGNIN_EMAIL_LIMITER: RateLimit;
+    DASHBOARD_SIGNUP: string;
+    EMAIL_FROM: string;
   }
   interface GlobalProps {
     mainModule: typeof import('../src/index.ts');

@@ -1,0 +1,35 @@
+// The Developers section's app: hardening, the request's context, the cross-site check on every
+// change, then one sub-app per page.
+import { Hono } from 'hono';
+import { SCRIPT } from './assets.ts';
+import type { DashboardEnv } from './env.ts';
+import { assetHeaders, hardening, requestContext, sameOrigin, stylesheet, toSignIn } from './http.ts';
+import { accountRoutes } from './pages/account.tsx';
+import { keyRoutes } from './pages/keys.tsx';
+import { signInRoutes } from './pages/sign-in.tsx';
+import { webhookRoutes } from './pages/webhooks.tsx';
+import { BASE } from './views.tsx';
+import { SignedOutError } from './workflows.ts';
+
+export const dashboardApp = new Hono<DashboardEnv>().basePath(BASE);
+
+dashboardApp.use('*', hardening);
+dashboardApp.use('*', requestContext);
+dashboardApp.use('*', sameOrigin);
+
+dashboardApp
+  .get('/', (c) => c.redirect(c.get('sessionId') ? `${BASE}/keys` : `${BASE}/sign-in`, 303))
+  .get('/assets/dashboard.css', stylesheet)
+  .get('/assets/dashboard.js', (c) => c.body(SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8', ...assetHeaders }))
+  .route('/', signInRoutes)
+  .route('/', keyRoutes)
+  .route('/', webhookRoutes)
+  .route('/', accountRoutes);
+
+dashboardApp.notFound((c) => c.text('Not found', 404));
+dashboardApp.onError((error, c) => {
+  // The session ended (signed out elsewhere, expired) between the cookie and the batch: sign in again.
+  if (error instanceof SignedOutError) return toSignIn(c);
+  console.error(JSON.stringify({ level: 'error', msg: 'dashboard request failed', path: new URL(c.req.url).pathname, error: error.name }));
+  return c.text('Something went wrong. Try again in a moment.', error.name === 'DatabaseUnavailableError' ? 503 : 500);
+});

@@ -1,0 +1,183 @@
+// Events (the account's event log, by type), the account (with its scenario quota and "sign out
+// everywhere"), and the audit log. Each page is one D1 round trip, its session check included.
+import { Hono } from 'hono';
+import { EVENT_TYPES, type EventType } from '../../db/schema.ts';
+import type { DashboardEnv } from '../env.ts';
+import { toSignIn } from '../http.ts';
+import { formToken } from '../session.ts';
+import { BASE, Page, Scroll, Time, Token } from '../views.tsx';
+import { accountPage, auditPage, eventsPage, sessionRef } from '../workflows.ts';
+
+const ACTIONS: Record<string, string> = {
+  signed_in: 'Signed in',
+  signed_out: 'Signed out',
+  signed_out_everywhere: 'Signed out everywhere',
+  'key.created': 'Created an API key',
+  'key.rolled': 'Rolled an API key',
+  'key.revoked': 'Revoked an API key',
+  'webhook_endpoint.created': 'Added a webhook endpoint',
+  'webhook_endpoint.secret_rotated': "Rotated a webhook endpoint's secret",
+  'webhook_endpoint.disabled': 'Disabled a webhook endpoint',
+  'webhook_endpoint.enabled': 'Enabled a webhook endpoint',
+  'webhook_endpoint.deleted': 'Deleted a webhook endpoint',
+  'webhook_delivery.resent': 'Resent an event',
+};
+
+/** A `before` cursor from the query: a positive integer, or none. */
+const cursor = (text: string | undefined) => (text && /^[1-9][0-9]{0,15}$/.test(text) ? Number(text) : null);
+
+export const accountRoutes = new Hono<DashboardEnv>()
+  .get('/events', async (c) => {
+    const sessionId = c.get('sessionId');
+    if (!sessionId) return toSignIn(c);
+    const typeParam = c.req.query('type') ?? '';
+    const type = (EVENT_TYPES as readonly string[]).includes(typeParam) ? (typeParam as EventType) : null;
+    const page = await eventsPage(c.env.DB, await sessionRef(sessionId), { type, before: cursor(c.req.query('before')) });
+    const last = page.events.at(-1);
+    return c.html(
+      <Page title="Events" me={page.me} token={await formToken(sessionId)} section="events">
+        <p>Every change to your scenarios, newest first, kept 30 days.</p>
+        <form method="get" action={`${BASE}/events`} class="inline">
+          <label for="type">Type</label>
+          <select id="type" name="type">
+            <option value="">All types</option>
+            {EVENT_TYPES.map((t) => (
+              <option value={t} selected={t === type}>
+                {t}
+              </option>
+            ))}
+          </select>
+          <button type="submit" class="secondary">
+            Show
+          </button>
+        </form>
+        {page.events.length === 0 ? (
+          <p>No events{type ? ` of type ${type}` : ''}.</p>
+        ) : (
+          <Scroll label="Events">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Scenario</th>
+                  <th scope="col">Version</th>
+                  <th scope="col">Event id</th>
+                </tr>
+              </thead>
+              <tbody>
+                {page.events.map((event) => (
+                  <tr>
+                    <td>
+                      <Time ms={event.createdAt} />
+                    </td>
+                    <td>{event.type}</td>
+                    <td>
+                      <code>{event.token}</code>
+                    </td>
+                    <td>{event.version ?? '—'}</td>
+                    <td>
+                      <code>{event.id}</code>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </Scroll>
+        )}
+        {page.more && last ? (
+          <p>
+            <a href={`${BASE}/events?${new URLSearchParams({ ...(type ? { type } : {}), before: String(last.seq) })}`}>Older events</a>
+          </p>
+        ) : null}
+      </Page>,
+    );
+  })
+  .get('/account', async (c) => {
+    const sessionId = c.get('sessionId');
+    if (!sessionId) return toSignIn(c);
+    const page = await accountPage(c.env.DB, await sessionRef(sessionId));
+    const token = await formToken(sessionId);
+    const max = c.get('config').accountMaxScenarios;
+    return c.html(
+      <Page title="Account" me={page.me} token={token} section="account">
+        <section aria-labelledby="details">
+          <h2 id="details">Details</h2>
+          <dl>
+            <dt>Name</dt>
+            <dd>{page.me.name}</dd>
+            <dt>E-mail</dt>
+            <dd>{page.me.email}</dd>
+            <dt>Account since</dt>
+            <dd>
+              <Time ms={page.me.accountCreatedAt} />
+            </dd>
+          </dl>
+        </section>
+        <section aria-labelledby="storage">
+          <h2 id="storage">Storage</h2>
+          <p id="quota">
+            {page.scenarios.toLocaleString('en-US')} of {max.toLocaleString('en-US')} scenarios stored ({((page.scenarios / max) * 100).toFixed(1)} %).
+          </p>
+          <meter min={0} max={max} value={page.scenarios} aria-labelledby="quota"></meter>
+        </section>
+        <section aria-labelledby="sessions">
+          <h2 id="sessions">Sessions</h2>
+          <p>
+            Signed in here since <Time ms={page.me.signedInAt} />; {page.sessions} {page.sessions === 1 ? 'session' : 'sessions'} in all. A session ends
+            after 7 days unused, and 30 days after sign-in.
+          </p>
+          <form method="post" action={`${BASE}/sign-out-everywhere`}>
+            <Token value={token} />
+            <button type="submit" class="danger">
+              Sign out everywhere
+            </button>
+          </form>
+        </section>
+      </Page>,
+    );
+  })
+  .get('/audit', async (c) => {
+    const sessionId = c.get('sessionId');
+    if (!sessionId) return toSignIn(c);
+    const page = await auditPage(c.env.DB, await sessionRef(sessionId), cursor(c.req.query('before')));
+    const last = page.entries.at(-1);
+    return c.html(
+      <Page title="Audit log" me={page.me} token={await formToken(sessionId)} section="audit">
+        <p>Every sign-in and every change made in this dashboard, newest first, kept 1 year.</p>
+        <Scroll label="Audit log">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Who</th>
+                <th scope="col">What</th>
+                <th scope="col">Details</th>
+                <th scope="col">Client address</th>
+                <th scope="col">Browser</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.entries.map((entry) => (
+                <tr>
+                  <td>
+                    <Time ms={entry.createdAt} />
+                  </td>
+                  <td>{entry.actor}</td>
+                  <td>{ACTIONS[entry.action] ?? entry.action}</td>
+                  <td>{entry.target ?? '—'}</td>
+                  <td>{entry.address ?? '—'}</td>
+                  <td>{entry.userAgent ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Scroll>
+        {page.more && last ? (
+          <p>
+            <a href={`${BASE}/audit?before=${last.seq}`}>Older entries</a>
+          </p>
+        ) : null}
+      </Page>,
+    );
+  });

@@ -1,0 +1,226 @@
+// API keys: the table, create (the full key shown once), roll (a new key; the old one expires
+// after a grace) and revoke. Each change is the API's from its next request: the API reads the
+// same rows.
+import { Hono, type Context } from 'hono';
+import type { ApiKey } from '../../db/schema.ts';
+import type { DashboardEnv } from '../env.ts';
+import { signedInForm, toSignIn } from '../http.ts';
+import { formToken } from '../session.ts';
+import { BASE, ErrorSummary, Field, Notice, Page, Scroll, ShownOnce, Time, Token, type Errors } from '../views.tsx';
+import { createKey, keysPage, revokeKey, rollKey, sessionRef, type KeysPage } from '../workflows.ts';
+
+const KEY_NAME_MAX = 100;
+/** The roll's choices of grace for the old key. */
+const GRACES = [
+  ['0', 'now'],
+  ['3600', 'in 1 hour'],
+  ['86400', 'in 24 hours'],
+  ['604800', 'in 7 days'],
+] as const;
+
+interface KeyForm {
+  name: string;
+  scope: string;
+  expires: string;
+}
+
+function status(key: ApiKey, now: number): { text: string; active: boolean } {
+  if (key.revokedAt !== null) return { text: 'Revoked', active: false };
+  if (key.expiresAt !== null && key.expiresAt <= now) return { text: 'Expired', active: false };
+  return { text: 'Active', active: true };
+}
+
+function KeyTable({ keys, token, now }: { keys: ApiKey[]; token: string; now: number }) {
+  if (keys.length === 0) return <p>No keys yet. Create one below.</p>;
+  return (
+    <Scroll label="API keys">
+      <table>
+        <caption class="skip">Your API keys</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Key</th>
+            <th scope="col">Scope</th>
+            <th scope="col">Created</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Expires</th>
+            <th scope="col">Status</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {keys.map((key) => {
+            const state = status(key, now);
+            const label = key.name ?? `key ${key.id}`;
+            return (
+              <tr>
+                <td>{key.name ?? '—'}</td>
+                <td>
+                  <code>
+                    {key.prefix}…{key.lastFour ?? ''}
+                  </code>
+                </td>
+                <td>{key.scope === 'read' ? 'read' : 'read & write'}</td>
+                <td>
+                  <Time ms={key.createdAt} />
+                </td>
+                <td>
+                  <Time ms={key.lastUsedAt} empty="never" />
+                </td>
+                <td>
+                  <Time ms={key.expiresAt} empty="never" />
+                </td>
+                <td class={state.active ? 'status-active' : 'status-ended'}>{state.text}</td>
+                <td>
+                  {state.active ? (
+                    <>
+                      <form method="post" action={`${BASE}/keys/${key.id}/roll`} class="inline">
+                        <Token value={token} />
+                        <label for={`grace-${key.id}`}>Old key stops</label>
+                        <select id={`grace-${key.id}`} name="grace">
+                          {GRACES.map(([value, text]) => (
+                            <option value={value} selected={value === '86400'}>
+                              {text}
+                            </option>
+                          ))}
+                        </select>
+                        <button type="submit" class="secondary" aria-label={`Roll ${label}`}>
+                          Roll
+                        </button>
+                      </form>
+                      <form method="post" action={`${BASE}/keys/${key.id}/revoke`} class="inline">
+                        <Token value={token} />
+                        <button type="submit" class="danger" aria-label={`Revoke ${label}`}>
+                          Revoke
+                        </button>
+                      </form>
+                    </>
+                  ) : null}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </Scroll>
+  );
+}
+
+function CreateKeyForm({ token, values, errors }: { token: string; values: KeyForm; errors: Errors }) {
+  return (
+    <section aria-labelledby="create-key">
+      <h2 id="create-key">Create a key</h2>
+      <ErrorSummary errors={errors} />
+      <form method="post" action={`${BASE}/keys`} novalidate>
+        <Token value={token} />
+        <Field name="name" label="Name" hint="To tell your keys apart, e.g. ci or laptop" value={values.name} error={errors.name} required maxlength={KEY_NAME_MAX} />
+        <fieldset>
+          <legend>Scope</legend>
+          <div class="choice">
+            <input type="radio" id="scope-read_write" name="scope" value="read_write" checked={values.scope !== 'read'} />
+            <label for="scope-read_write">Read and write (everything)</label>
+          </div>
+          <div class="choice">
+            <input type="radio" id="scope-read" name="scope" value="read" checked={values.scope === 'read'} />
+            <label for="scope-read">Read only (GET requests)</label>
+          </div>
+        </fieldset>
+        <Field name="expires" label="Expires on (optional)" type="date" hint="The key stops working at the start of this day (UTC). Empty: it never expires." value={values.expires} error={errors.expires} />
+        <button type="submit">Create key</button>
+      </form>
+    </section>
+  );
+}
+
+async function render(
+  c: Context<DashboardEnv>,
+  sessionId: string,
+  page: KeysPage,
+  extra: { values?: KeyForm; errors?: Errors; shown?: { key: string; title: string; note: string }; notice?: string } = {},
+  status: 200 | 400 | 404 | 409 = 200,
+) {
+  const token = await formToken(sessionId);
+  return c.html(
+    <Page title="API keys" me={page.me} token={token} section="keys">
+      {extra.notice ? <Notice>{extra.notice}</Notice> : null}
+      {extra.shown ? (
+        <ShownOnce id="new-key" label={extra.shown.title} value={extra.shown.key}>
+          <p>{extra.shown.note}</p>
+        </ShownOnce>
+      ) : null}
+      <p>
+        Send a key as <code>Authorization: Bearer &lt;key&gt;</code>. Changes here apply to the API from its next request.
+      </p>
+      <KeyTable keys={page.keys} token={token} now={Date.now()} />
+      <CreateKeyForm token={token} values={extra.values ?? { name: '', scope: 'read_write', expires: '' }} errors={extra.errors ?? {}} />
+    </Page>,
+    status,
+  );
+}
+
+/** The form's values checked: the key's input, or the errors to show with what was typed. */
+function parseKeyForm(form: Record<string, string>, now: number): { values: KeyForm; errors: Errors; expiresAt: number | null } {
+  const values = { name: (form.name ?? '').trim(), scope: form.scope === 'read' ? 'read' : 'read_write', expires: (form.expires ?? '').trim() };
+  const errors: Errors = {};
+  if (values.name === '') errors.name = 'Enter a name for the key';
+  else if (values.name.length > KEY_NAME_MAX) errors.name = `Use at most ${KEY_NAME_MAX} characters for the name`;
+  let expiresAt: number | null = null;
+  if (values.expires !== '') {
+    const ms = /^\d{4}-\d{2}-\d{2}$/.test(values.expires) ? Date.parse(`${values.expires}T00:00:00Z`) : NaN;
+    if (!Number.isFinite(ms)) errors.expires = 'Enter the expiry as a date, e.g. 2027-06-30';
+    else if (ms <= now) errors.expires = 'The expiry date must be in the future';
+    else expiresAt = ms;
+  }
+  return { values, errors, expiresAt };
+}
+
+const keyId = (text: string) => (/^[1-9][0-9]{0,15}$/.test(text) ? Number(text) : null);
+
+export const keyRoutes = new Hono<DashboardEnv>()
+  .get('/keys', async (c) => {
+    const sessionId = c.get('sessionId');
+    if (!sessionId) return toSignIn(c);
+    return render(c, sessionId, await keysPage(c.env.DB, await sessionRef(sessionId)));
+  })
+  .post('/keys', async (c) => {
+    const checked = await signedInForm(c);
+    if (checked instanceof Response) return checked;
+    const ref = await sessionRef(checked.sessionId);
+    const { values, errors, expiresAt } = parseKeyForm(checked.form, ref.now);
+    if (Object.keys(errors).length > 0) return render(c, checked.sessionId, await keysPage(c.env.DB, ref), { values, errors }, 400);
+    const scope = values.scope === 'read' ? 'read' : 'read_write';
+    const created = await createKey(c.env.DB, ref, c.get('client'), { name: values.name, scope, expiresAt });
+    if (!created.key) return render(c, checked.sessionId, created, { values, errors: { name: 'The key could not be created. Try again.' } }, 409);
+    return render(c, checked.sessionId, created, {
+      shown: { key: created.key, title: `Your new key “${values.name}”`, note: 'Copy it now: it is shown only this once, and only its hash is stored.' },
+    });
+  })
+  .post('/keys/:id/roll', async (c) => {
+    const checked = await signedInForm(c);
+    if (checked instanceof Response) return checked;
+    const ref = await sessionRef(checked.sessionId);
+    const id = keyId(c.req.param('id'));
+    const grace = GRACES.find(([value]) => value === checked.form.grace);
+    if (id === null || !grace) return render(c, checked.sessionId, await keysPage(c.env.DB, ref), { notice: 'Choose a key and when its old version stops.' }, 400);
+    const rolled = await rollKey(c.env.DB, ref, c.get('client'), { keyId: id, graceMs: Number(grace[0]) * 1000 });
+    if (!rolled.key || !rolled.rolled) {
+      return render(c, checked.sessionId, rolled, { notice: 'That key cannot be rolled: it is revoked, expired or not yours.' }, 409);
+    }
+    return render(c, checked.sessionId, rolled, {
+      shown: {
+        key: rolled.key,
+        title: `The new key for “${rolled.rolled.name ?? `key ${id}`}”`,
+        note: `Copy it now: it is shown only this once. The old key stops working ${grace[1]}.`,
+      },
+    });
+  })
+  .post('/keys/:id/revoke', async (c) => {
+    const checked = await signedInForm(c);
+    if (checked instanceof Response) return checked;
+    const ref = await sessionRef(checked.sessionId);
+    const id = keyId(c.req.param('id'));
+    if (id === null) return render(c, checked.sessionId, await keysPage(c.env.DB, ref), { notice: 'No such key.' }, 404);
+    const result = await revokeKey(c.env.DB, ref, c.get('client'), id);
+    if (!result.revoked) return render(c, checked.sessionId, result, { notice: 'No such key.' }, 404);
+    return render(c, checked.sessionId, result, { notice: `Key ${result.revoked.prefix}… is revoked: the API refuses it from now on.` });
+  });
