@@ -1,7 +1,9 @@
-// npm start: check the port is free, complete .dev.vars, apply the local D1 migrations, make
-// sure a development account and key exist, then serve the Worker with `wrangler dev` on
-// 127.0.0.1:8787 (PORT overrides; its [build] command copies /docs' files), with the webhook vars
-// of local development (DEV_VARS), and print a curl line that works with that key.
+// npm start: check the port is free, complete .dev.vars (and dashboard/.dev.vars), apply the local
+// D1 migrations, make sure a development account and key exist, then serve the API Worker and the
+// dashboard Worker (/dashboard, dashboard/wrangler.toml) with one `wrangler dev` on 127.0.0.1:8787
+// (PORT overrides; its [build] command copies /docs' files), with the webhook vars of local
+// development (DEV_VARS), print a curl line that works with that key, and print the link of each
+// sign-in e-mail the dashboard sends.
 //
 // What it prints is for a person: a few lines, then the Worker's own log lines (src/http/log.ts)
 // as they come. Wrangler's chatter (migration tables, banners, the bindings table, a line per
@@ -17,6 +19,7 @@ import { issueApiKey } from '../src/auth/issue-key.ts';
 import { findAccountByEmail, insertAccount } from '../src/db/accounts.ts';
 import { findKeyByHash } from '../src/db/api-keys.ts';
 import { openDatabase } from './lib/database.ts';
+import { SIGN_IN_EMAILS, watchSignInEmails } from './lib/sign-in-emails.ts';
 
 const PORT = Number(process.env.PORT ?? 8787);
 const HOST = '127.0.0.1';
@@ -54,6 +57,32 @@ function ensureDevVars(): void {
   if (existing === '') writeFileSync('.dev.vars', `# Local secrets for wrangler dev (git-ignored).\n${lines}`, { mode: 0o600 });
   else appendFileSync('.dev.vars', `${existing.endsWith('\n') ? '' : '\n'}${lines}`);
   console.log(`${existing === '' ? 'Wrote' : 'Added to'} .dev.vars: a random ${missing.join(' and a random ')}.`);
+}
+
+// The dashboard Worker's local settings: any e-mail can sign up, endpoints may be on loopback, and
+// endpoint secrets are sealed with the API's keys. wrangler dev gives --var to the first config
+// only, and reads each Worker's .dev.vars beside its wrangler.toml, so these go in
+// dashboard/.dev.vars (git-ignored); a value there already is kept, except the shared secret,
+// which follows .dev.vars.
+const DASHBOARD_DEV_VARS: Record<string, string> = { DASHBOARD_SIGNUP: 'open', WEBHOOK_ALLOW_LOOPBACK: 'true' };
+const SHARED_SECRETS = ['WEBHOOK_SECRET_KEYS'];
+
+function devVar(text: string, name: string): string | undefined {
+  return new RegExp(`^\\s*(?:export\\s+)?${name}\\s*=\\s*(\\S.*)$`, 'm').exec(text)?.[1]?.trim();
+}
+
+/** Writes dashboard/.dev.vars: DASHBOARD_DEV_VARS unless set there, the shared secrets as .dev.vars has them, other lines kept. */
+function ensureDashboardDevVars(): void {
+  const file = 'dashboard/.dev.vars';
+  const api = readFileSync('.dev.vars', 'utf8');
+  const existing = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const values: Record<string, string> = {};
+  for (const [name, value] of Object.entries(DASHBOARD_DEV_VARS)) values[name] = devVar(existing, name) ?? value;
+  for (const name of SHARED_SECRETS) values[name] = devVar(api, name) ?? '';
+  const others = existing.split('\n').filter((line) => /^\s*[^#\s]/.test(line) && !(/^\s*(?:export\s+)?([A-Z0-9_]+)/.exec(line)?.[1]! in values));
+  const lines = ['# Local settings of the dashboard Worker for wrangler dev (git-ignored; kept by npm start).', ...others];
+  const text = `${[...lines, ...Object.entries(values).map(([name, value]) => `${name}=${value}`)].join('\n')}\n`;
+  if (text !== existing) writeFileSync(file, text, { mode: 0o600 });
 }
 
 /** Whether something already answers on host:port, or the port cannot be bound there. */
@@ -139,10 +168,12 @@ const CHATTER = [
   /^\[custom build\] Running: /,
   /^Using (secrets|vars) defined in /,
   /^⎔ (Starting local server|Connection status updated)/,
+  /^Service bindings, Durable Object bindings, and Tail consumers connect to /, // after each Worker's bindings table
+  /^❓ Your types might be out of date/, // worker-configuration.d.ts is the API's alone (dashboard/wrangler.toml is typed by hand)
 ];
 // Blocks: the bindings table (to the next blank line), and the warning that crons do not run by
 // themselves locally (its indented lines; the README says how to run them).
-const BINDINGS_TABLE = /^Your Worker has access to the following bindings:/;
+const BINDINGS_TABLE = /^(Your Worker|[\w-]+) has access to the following bindings:/;
 const CRON_WARNING = /Scheduled Workers are not automatically triggered/;
 const ANSI = /\u001b\[[0-9;]*m/g;
 
@@ -193,6 +224,7 @@ if (await portTaken(HOST, PORT)) {
   process.exit(1);
 }
 ensureDevVars();
+ensureDashboardDevVars();
 applyMigrations();
 const key = await ensureDevKey();
 
@@ -200,7 +232,7 @@ const child = spawn(
   process.execPath,
   // `log` is the level at which wrangler passes on the Worker's console.log lines (console.error
   // ones already show at `warn`); relay() drops what wrangler itself says at that level.
-  [...WRANGLER, 'dev', '--ip', HOST, '--port', String(PORT), '--local', '--show-interactive-dev-session=false', '--log-level', 'log', ...DEV_VARS.flatMap((v) => ['--var', v])],
+  [...WRANGLER, 'dev', '-c', 'wrangler.toml', '-c', 'dashboard/wrangler.toml', '--ip', HOST, '--port', String(PORT), '--local', '--show-interactive-dev-session=false', '--log-level', 'log', ...DEV_VARS.flatMap((v) => ['--var', v])],
   { stdio: ['ignore', 'pipe', 'pipe'], env },
 );
 const output = relay(child);
@@ -222,8 +254,13 @@ Development API key: ${key}
 
   curl -s -H "Authorization: Bearer ${key}" ${base}/me
 
-The Worker's log lines follow (one JSON line per failed request). Ctrl-C stops the server.
+Dashboard (Developers section): ${base}/dashboard
+  Sign in with any e-mail address: no mail leaves this machine. Each sign-in e-mail is saved
+  under ${SIGN_IN_EMAILS}/, and its link is printed here as "Sign-in e-mail to …".
+
+The Workers' log lines follow (one JSON line per failed request). Ctrl-C stops the server.
 `);
+  watchSignInEmails(SIGN_IN_EMAILS, (to, link) => console.log(`Sign-in e-mail to ${to}: ${link}`));
 } else if (child.exitCode === null) {
   failed = true;
   output.dumpHeld();

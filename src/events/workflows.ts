@@ -3,7 +3,7 @@
 import type { Keyed } from '../auth/keyed.ts';
 import { eventCursor, eventPages, toEvent } from '../db/events.ts';
 import type { EventType } from '../db/schema.ts';
-import { toPage, type PageRequest } from '../http/pagination.ts';
+import { toPage, type PageRequest } from '../http/page.ts';
 import { ApiError } from '../http/problem.ts';
 
 /** A page of the caller's events, newest first, optionally of one type. */

@@ -3,6 +3,9 @@
 // is the same parameter), at most one cursor. Each resource gives its cursor's schema.
 import { z } from '@hono/zod-openapi';
 import { ApiError } from './problem.ts';
+import type { PageRequest } from './page.ts';
+
+export { toPage, type PageRequest } from './page.ts';
 
 const LIMIT = /^[0-9]{1,3}$/;
 
@@ -49,14 +52,6 @@ export function cursorQuery(cursor: (description: string) => z.ZodOptional<z.Zod
   };
 }
 
-export interface PageRequest<Cursor> {
-  limit: number;
-  /** Items older than this one (the next page, newest first). */
-  startingAfter?: Cursor | undefined;
-  /** Items newer than this one (the previous page). */
-  endingBefore?: Cursor | undefined;
-}
-
 /** The page a validated list query asks for; 400 invalid_query for two cursors at once. */
 export function pageRequest<Cursor>(
   query: { limit?: string | undefined; starting_after?: string | undefined; endding_before?: string | undefined; ending_before?: string | undefined },
@@ -79,11 +74,4 @@ export function pageRequest<Cursor>(
     startingAfter: query.starting_after === undefined ? undefined : toCursor(query.starting_after),
     endingBefore: endingBefore === undefined ? undefined : toCursor(endingBefore),
   };
-}
-
-/** Rows fetched with limit + 1: the page in newest-first order, and whether more lie beyond it. */
-export function toPage<Row>(rows: Row[], page: PageRequest<unknown>): { rows: Row[]; hasMore: boolean } {
-  const hasMore = rows.length > page.limit;
-  const kept = hasMore ? rows.slice(0, page.limit) : rows;
-  return { rows: page.endingBefore !== undefined ? kept.reverse() : kept, hasMore };
 }

@@ -14,7 +14,7 @@ import { receiptOf } from '../db/receipts.ts';
 import type { EventType } from '../db/schema.ts';
 import type { Session } from '../db/statement.ts';
 import { keyedEndpoints, toWebhookDelivery, toWebhookEndpoint, type EndpointStatements } from '../db/webhooks.ts';
-import { toPage, type PageRequest } from '../http/pagination.ts';
+import { toPage, type PageRequest } from '../http/page.ts';
 import { ApiError } from '../http/problem.ts';
 import { WEBHOOK_ENDPOINTS_PER_ACCOUNT } from './limits.ts';
 import { sealSecret, type KeyRing } from './secret-box.ts';
