@@ -9,9 +9,14 @@
 //
 // Saves a screenshot to .out/docs-screenshot.png (git-ignored); `npm run test:browser --
 // --update-screenshot` writes the committed docs/docs-screenshot.png instead.
-import { mkdirSync } from 'node:fs';
+//
+// First the Developers section (/dashboard), every flow end to end with axe-core on every page:
+// scripts/lib/dashboard-browser-check.ts (screenshots in .out/dashboard-*.png; with
+// --update-screenshot the keys page also goes to docs/dashboard-screenshot.png).
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { checkDashboard } from './lib/dashboard-browser-check.ts';
 import { checklist, startService, type RunningService } from './lib/service.ts';
 
 const PORT = process.env.DOCS_CHECK_PORT ?? '8796';
@@ -19,7 +24,7 @@ const HOST = '127.0.0.1';
 const base = `http://${HOST}:${PORT}`;
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT = process.argv.includes('--update-screenshot') ? 'docs/docs-screenshot.png' : '.out/docs-screenshot.png';
-const OVERALL_TIMEOUT_MS = 180_000;
+const OVERALL_TIMEOUT_MS = 360_000;
 const DEV_EMAIL = 'dev@example.com';
 const CHROMIUM_ARGS = [
   '--headless',
@@ -152,6 +157,10 @@ try {
   const failedLoads: string[] = [];
   page.on('requestfailed', (request) => failedLoads.push(`${request.url()} (${request.failure()?.errorText})`));
 
+  mkdirSync('.out', { recursive: true });
+  const dashboardSummary = await checkDashboard(context, service, check, '.out');
+  if (process.argv.includes('--update-screenshot')) copyFileSync('.out/dashboard-keys-created.png', 'docs/dashboard-screenshot.png');
+
   const response = await page.goto(`${base}/docs`, { waitUntil: 'load' });
   check('GET /docs → 200 HTML', response?.status() === 200 && /text\/html/.test(response.headers()['content-type'] ?? ''));
 
@@ -255,7 +264,7 @@ try {
     [...problems, ...failedLoads.map((f) => `failed load: ${f}`)].join('\n'),
   );
 
-  summary = `docs page: ${listed.length} operations listed, try-it GET /me ${status}, list/create/filters/export/view/save/history/delete ok, ${external.length} external requests (of ${requests}), screenshot ${SCREENSHOT}`;
+  summary = `${dashboardSummary}\ndocs page: ${listed.length} operations listed, try-it GET /me ${status}, list/create/filters/export/view/save/history/delete ok, ${external.length} external requests (of ${requests}), screenshot ${SCREENSHOT}`;
 } catch (error) {
   check('the browser check ran to the end', false, error instanceof Error ? (error.stack ?? error.message) : String(error));
 } finally {

@@ -119,7 +119,7 @@ describe('sign-in links', () => {
     const { token } = await requestLink(email);
     const page = await dashboardFetch('GET', `/dashboard/sign-in/confirm?token=${token}`);
     expect(page.status).toBe(200);
-    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(page.headers.get('referrer-policy')).toBe('strict-origin');
     expect((await confirm(token!)).status).toBe(303);
   });
 });
