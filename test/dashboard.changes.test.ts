@@ -7,7 +7,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import dashboard from '../src/dashboard/index.ts';
 import { admin, api, createAccount, createAccountWithKey, createScenario } from './helpers/api.ts';
-import { shownKey, signIn } from './helpers/dashboard.ts';
+import { browser, countingDb, shownKey, signIn } from './helpers/dashboard.ts';
 import { eventually, hookUrl, received, receiverName, verified } from './helpers/webhooks.ts';
 
 async function signedInAccount() {
@@ -257,5 +257,41 @@ describe('the audit log, events and account pages', () => {
     await dashboard.scheduled(createScheduledController({ cron: '41 3 * * *' }), env);
     const left = await env.DB.prepare('select (select count(*) from dashboard_audit where created_at < ?) as audit, (select count(*) from dashboard_sessions where expires_at < ?) as sessions').bind(old + 1, Date.now()).first<{ audit: number; sessions: number }>();
     expect(left).toEqual({ audit: 0, sessions: 0 });
+  });
+});
+
+describe('round trips', () => {
+  it('every page and every change is one D1 round trip, the session check included', async () => {
+    const { account, user } = await signedInAccount();
+    const key = shownKey((await user.post('/dashboard/keys', { name: 'trips', scope: 'read_write' })).text);
+    await createScenario(key);
+    const added = await user.post('/dashboard/webhooks', [
+      ['url', hookUrl(receiverName())],
+      ['event_types', 'scenario.created'],
+    ]);
+    const endpointId = /webhooks\/(we_[0-9a-f]{32})/.exec(added.text)![1]!;
+    const keyId = String((await env.DB.prepare('select id from api_keys where account_id = ? order by id desc').bind(account.id).first())!.id);
+    const eventId = String((await env.DB.prepare('select id from events where account_id = ?').bind(account.id).first())!.id);
+    const counter = countingDb();
+    const counted = browser(user.cookie, { db: counter.db, userAgent: 'Mozilla/5.0 (dashboard test)' });
+    const trips = async (send: () => Promise<{ status: number }>) => {
+      counter.reset();
+      const { status } = await send();
+      return { status, calls: counter.take() };
+    };
+    for (const path of ['/dashboard/keys', '/dashboard/webhooks', `/dashboard/webhooks/${endpointId}`, '/dashboard/events?type=scenario.created', '/dashboard/account', '/dashboard/audit']) {
+      expect(await trips(() => counted.get(path)), path).toEqual({ status: 200, calls: 1 });
+    }
+    const changes: Array<[string, Record<string, string>, number]> = [
+      ['/dashboard/keys', { name: 'another', scope: 'read' }, 200],
+      [`/dashboard/keys/${keyId}/roll`, { grace: '3600' }, 200],
+      [`/dashboard/webhooks/${endpointId}/rotate`, { overlap: '0' }, 200],
+      [`/dashboard/webhooks/${endpointId}/disable`, {}, 200],
+      [`/dashboard/webhooks/${endpointId}/enable`, {}, 200],
+      [`/dashboard/webhooks/${endpointId}/resend`, { event_id: eventId }, 202],
+      [`/dashboard/keys/${keyId}/revoke`, {}, 200],
+      [`/dashboard/webhooks/${endpointId}/delete`, {}, 200],
+    ];
+    for (const [path, form, status] of changes) expect(await trips(() => counted.post(path, form)), path).toEqual({ status, calls: 1 });
   });
 });

@@ -6,6 +6,7 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { env } from 'cloudflare:workers';
 import dashboard from '../../src/dashboard/index.ts';
 import { BASE } from './api.ts';
+import { wrapD1 } from './wrapped-d1.ts';
 
 export const ORIGIN = BASE;
 
@@ -46,6 +47,8 @@ export interface DashboardOptions {
   mail?: ReturnType<typeof mailbox>;
   address?: string;
   userAgent?: string;
+  /** The D1 binding the dashboard gets (a wrapped one, to count its round trips). */
+  db?: D1Database;
 }
 
 /** One request to the dashboard Worker, as a browser on `address` would send it. */
@@ -62,7 +65,7 @@ export async function dashboardFetch(method: string, path: string, init: { cooki
     headers['content-type'] = 'application/x-www-form-urlencoded';
   }
   const ctx = createExecutionContext();
-  const testEnv = { ...env, ...(init.vars ?? {}), ...(init.mail ? { EMAIL: init.mail.binding } : {}) };
+  const testEnv = { ...env, ...(init.vars ?? {}), ...(init.mail ? { EMAIL: init.mail.binding } : {}), ...(init.db ? { DB: init.db } : {}) };
   const res = await dashboard.fetch(new Request(ORIGIN + path, { method, headers, body, redirect: 'manual' }), testEnv, ctx);
   const text = await res.text();
   await waitOnExecutionContext(ctx);
@@ -125,4 +128,20 @@ export function shownKey(html: string): string {
   const key = /<code id="new-key">(scn_[0-9A-Za-z]{36})<\/code>/.exec(html)?.[1];
   if (!key) throw new Error(`no key shown on the page:\n${html.slice(0, 800)}`);
   return key;
+}
+
+/** D1 round trips (statements run alone, and batches) the dashboard makes through a wrapped binding. */
+export function countingDb() {
+  let calls = 0;
+  const db = wrapD1(env.DB, {
+    statement: (run) => {
+      calls += 1;
+      return run();
+    },
+    batch: (run) => {
+      calls += 1;
+      return run();
+    },
+  });
+  return { db, take: () => calls, reset: () => (calls = 0) };
 }
