@@ -92,7 +92,7 @@ class SignedIn<P extends PageReads> implements Acting<SessionRef> {
     const { session, key } = this;
     const page = this.reads(key);
     const batch: Batch = {
-      '#touch': q.touchSession(session, { ...key, idleUntil: key.now + SESSION_IDLE_MS }),
+      '#touch': q.touchSession(session, { ...key, idleUntil: key.now + SESSION_IDLE_MS, staleBefore: key.now + SESSION_IDLE_MS - q.TOUCH_GRANULARITY_MS }),
       '#me': q.sessionAccount(session, key),
       ...statements,
       ...(this.audit ? { '#audit': q.auditChange(session, this.audit) } : {}),

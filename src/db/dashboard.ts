@@ -31,9 +31,10 @@ const accountOfSession = () => sql`(select ${dashboardSessions.accountId} from $
 /** Idle expiry moves forward at most once a minute, so a page view rarely writes. */
 export const TOUCH_GRANULARITY_MS = 60_000;
 
-export const touchSession = statement<SessionCheck & { idleUntil: number }>(
+/** `idleUntil`: the idle expiry from now; `staleBefore`: written only if the stored one is older than this (idleUntil − TOUCH_GRANULARITY_MS). */
+export const touchSession = statement<SessionCheck & { idleUntil: number; staleBefore: number }>(
   () => sql`update ${dashboardSessions} set ${sql.identifier(dashboardSessions.idleExpiresAt.name)} = min(${p('idleUntil')}, ${dashboardSessions.expiresAt})
-    where ${liveSession()} and ${dashboardSessions.idleExpiresAt} < ${p('idleUntil')} - ${sql.raw(String(TOUCH_GRANULARITY_MS))}`,
+    where ${liveSession()} and ${dashboardSessions.idleExpiresAt} < ${p('staleBefore')}`,
 );
 
 /** The session's row with its account (no row: not signed in). */
