@@ -1339,6 +1339,7 @@ export interface components {
         };
         RollKeyBody: {
             /**
+             * Format: int32
              * @description Seconds the old key keeps working (0: it stops at once; default 86400, at most 604800). An earlier expiry it already had is kept.
              * @default 86400
              * @example 3600

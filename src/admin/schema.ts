@@ -1,6 +1,7 @@
 // Request bodies of the admin API, also used by `npm run keys`, so accounts and keys made from
 // the command line meet the same rules (and the bounds the OpenAPI document states).
 import { z } from '@hono/zod-openapi';
+import { int } from '../http/scalars.ts';
 import { parseRfc3339 } from '../http/timestamps.ts';
 
 export const ACCOUNT_NAME_MAX = 200;
@@ -33,11 +34,7 @@ export const ROLL_GRACE_DEFAULT_SECONDS = 24 * 60 * 60;
 
 export const RollKeyBody = z
   .strictObject({
-    expires_in: z
-      .number()
-      .int()
-      .min(0)
-      .max(ROLL_GRACE_MAX_SECONDS)
+    expires_in: int(0, ROLL_GRACE_MAX_SECONDS)
       .default(ROLL_GRACE_DEFAULT_SECONDS)
       .openapi({
         description: 'Seconds the old key keeps working (0: it stops at once; default 86400, at most 604800). An earlier expiry it already had is kept.',
