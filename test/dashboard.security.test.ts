@@ -4,7 +4,8 @@
 import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../src/auth/api-key.ts';
-import { createAccount, uniqueEmail } from './helpers/api.ts';
+import { dashboardApp } from '../src/dashboard/app.ts';
+import { api, createAccount, uniqueEmail } from './helpers/api.ts';
 import { browser, dashboardFetch, mailbox, requestLink, sessionCookieOf, signIn, uniqueAddress } from './helpers/dashboard.ts';
 
 const OPEN = { DASHBOARD_SIGNUP: 'open' };
@@ -217,6 +218,37 @@ describe('cross-site requests', () => {
     expect((await user.post('/dashboard/keys', { name: 'x', _token: otherToken }, { withToken: false })).status).toBe(403);
     const keys = await env.DB.prepare('select count(*) as n from api_keys where account_id = ?').bind(id).first<{ n: number }>();
     expect(keys!.n).toBe(0);
+  });
+
+  it('refuses every POST route of the dashboard from a foreign Origin, and every signed-in one without the form token: 403, nothing changed', async () => {
+    const { id, email } = await createAccount();
+    const user = await signIn(email);
+    const key = /<code id="new-key">(scn_[0-9A-Za-z]{36})<\/code>/.exec((await user.post('/dashboard/keys', { name: 'kept', scope: 'read_write' })).text)![1]!;
+    const added = await user.post('/dashboard/webhooks', [
+      ['url', 'http://127.0.0.1:9/hook'],
+      ['event_types', 'scenario.created'],
+    ]);
+    const endpointId = /webhooks\/(we_[0-9a-f]{32})/.exec(added.text)![1]!;
+    const keyId = String((await env.DB.prepare('select id from api_keys where account_id = ?').bind(id).first<{ id: number }>())!.id);
+    const snapshot = async () =>
+      JSON.stringify([
+        (await env.DB.prepare('select id, key_hash, expires_at, revoked_at from api_keys where account_id = ? order by id').bind(id).all()).results,
+        (await env.DB.prepare('select id, secret, status from webhook_endpoints where account_id = ?').bind(id).all()).results,
+        (await env.DB.prepare('select action from dashboard_audit where account_id = ? order by seq').bind(id).all()).results,
+        (await env.DB.prepare('select count(*) as n from dashboard_sessions where account_id = ?').bind(id).first()),
+      ]);
+    const before = await snapshot();
+    const posts = dashboardApp.routes.filter((route) => route.method === 'POST').map((route) => route.path);
+    expect(posts.length).toBeGreaterThanOrEqual(12);
+    const form = { name: 'x', scope: 'read', grace: '0', overlap: '0', event_id: `evt_${'0'.repeat(32)}`, url: 'http://127.0.0.1:9/x', event_types: 'scenario.saved', email };
+    for (const pattern of posts) {
+      const path = pattern.replace(':id', pattern.includes('/keys/') ? keyId : endpointId).replace(':change{disable|enable}', 'disable');
+      expect((await user.post(path, form, { origin: 'https://evil.example' })).status, `${path} from another site`).toBe(403);
+      const signedInOnly = !path.startsWith('/dashboard/sign-in');
+      if (signedInOnly) expect((await user.post(path, form, { withToken: false })).status, `${path} without the form token`).toBe(403);
+    }
+    expect(await snapshot()).toBe(before);
+    expect((await api(key).get('/me')).status).toBe(200);
   });
 
   it('sends hardening headers: a CSP with nothing but its own files, no framing, no-store', async () => {
