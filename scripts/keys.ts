@@ -5,7 +5,9 @@
 import { parseArgs } from 'node:util';
 import { CreateAccountBody, CreateKeyBody, RollKeyBody } from '../src/admin/schema.ts';
 import { issueApiKey, mintApiKey } from '../src/auth/issue-key.ts';
-import { findAccount, insertAccount, listAccounts } from '../src/db/accounts.ts';
+import { createAccount } from '../src/accounts/create.ts';
+import { findAccount, listAccounts } from '../src/db/accounts.ts';
+import { databaseOfId } from '../src/db/databases.ts';
 import { listApiKeys, revokeApiKey, rollApiKey } from '../src/db/api-keys.ts';
 import { formatTimestamp, parseRfc3339 } from '../src/http/timestamps.ts';
 import type { ApiKey } from '../src/db/schema.ts';
@@ -96,30 +98,32 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const { db, dispose } = await openDatabase({ remote: values.remote ?? false });
+  const { databases, dispose } = await openDatabase({ remote: values.remote ?? false });
+  // Accounts and keys are on the database their id names (src/db/databases.ts); an id of no bound database is unknown.
+  const on = (id: number) => databases[databaseOfId(id)] ?? refuse(`No database holds id ${id}.`);
   try {
     const now = Date.now();
     switch (command) {
       case 'create-account': {
         const { name, email } = valid(CreateAccountBody.safeParse({ name: required('name'), email: required('email') }));
-        const account = await insertAccount(db, { name, email, now });
+        const account = await createAccount(databases, { name, email, now });
         if (!account) refuse(`An account with e-mail ${email} exists already (e-mail addresses are unique, whatever their case).`);
         print({ id: account.id, name: account.name, email: account.email, created_at: ts(account.createdAt) });
         break;
       }
       case 'list-accounts': {
-        const accounts = await listAccounts(db);
+        const accounts = (await Promise.all(databases.map((db) => listAccounts(db)))).flat();
         console.table(accounts.map((a) => ({ id: a.id, name: a.name, email: a.email, created_at: ts(a.createdAt) })));
         break;
       }
       case 'create-key': {
-        const account = await findAccount(db, id('account'));
+        const account = await findAccount(on(id('account')), id('account'));
         if (!account) refuse(`No account with id ${values.account}.`);
         const body = valid(CreateKeyBody.safeParse({ name: values.name, scope: values.scope, expires_at: values.expires }));
         const { scope } = body;
         const expiresAt = body.expires_at === undefined ? null : parseRfc3339(body.expires_at);
         if (expiresAt !== null && expiresAt <= now) fail('--expires must be a future RFC 3339 time');
-        const issued = await issueApiKey(db, account.id, { name: body.name ?? null, scope, expiresAt, now });
+        const issued = await issueApiKey(on(account.id), account.id, { name: body.name ?? null, scope, expiresAt, now });
         if (!issued) refuse(`no account ${account.id}`);
         const { key, row } = issued;
         // The admin API's 201 body; the note goes to stderr, so stdout stays one JSON document.
@@ -129,13 +133,13 @@ async function main(): Promise<void> {
         break;
       }
       case 'list-keys': {
-        const keys = await listApiKeys(db, id('account'));
+        const keys = await listApiKeys(on(id('account')), id('account'));
         if (!keys) refuse(`no account ${id('account')}`);
         console.table(keys.map(keyFields));
         break;
       }
       case 'revoke-key': {
-        const row = await revokeApiKey(db, id('key'), now);
+        const row = await revokeApiKey(on(id('key')), id('key'), now);
         if (!row) refuse(`No key with id ${values.key}.`);
         // As the admin API answers a revoke: the key, with its (first) revoked_at.
         print(keyFields(row));
@@ -145,9 +149,9 @@ async function main(): Promise<void> {
         const seconds = values['expires-in'];
         if (seconds !== undefined && !/^[0-9]+$/.test(seconds)) fail('--expires-in must be a whole number of seconds');
         const body = valid(RollKeyBody.safeParse(seconds === undefined ? {} : { expires_in: Number(seconds) }));
-        const { key, ...minted } = await mintApiKey();
+        const { key, ...minted } = await mintApiKey(databaseOfId(id('key')));
         const graceUntil = now + body.expires_in * 1000;
-        const row = await rollApiKey(db, { keyId: id('key'), ...minted, now, graceUntil });
+        const row = await rollApiKey(on(id('key')), { keyId: id('key'), ...minted, now, graceUntil });
         if (!row) refuse(`No live key with id ${values.key} (unknown, revoked or expired).`);
         // The admin API's 201 body for a roll; the note goes to stderr.
         const { last_used_at: _used, revoked_at: _revoked, ...created } = keyFields(row);

@@ -14,10 +14,13 @@ import { randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { createInterface } from 'node:readline';
-import { hashApiKey } from '../src/auth/api-key.ts';
+import { createAccount } from '../src/accounts/create.ts';
+import { apiKeyDatabase, hashApiKey } from '../src/auth/api-key.ts';
 import { issueApiKey } from '../src/auth/issue-key.ts';
-import { findAccountByEmail, insertAccount } from '../src/db/accounts.ts';
+import { findAccountByEmail } from '../src/db/accounts.ts';
 import { findKeyByHash } from '../src/db/api-keys.ts';
+import { databaseOfId } from '../src/db/databases.ts';
+import { databaseOfEmail } from '../src/db/directory.ts';
 import { openDatabase } from './lib/database.ts';
 import { SIGN_IN_EMAILS, watchSignInEmails } from './lib/sign-in-emails.ts';
 
@@ -102,21 +105,21 @@ async function portTaken(host: string, port: number): Promise<boolean> {
   });
 }
 
-/** Applies the local D1 migrations; wrangler's report is shown only when they fail. */
+/** Applies the migrations to every local database wrangler.toml lists (scripts/migrate.ts); its
+ * report is shown only when they fail. */
 function applyMigrations(): void {
-  // stdin closed: wrangler then applies without asking for confirmation.
-  const result = spawnSync(process.execPath, [...WRANGLER, 'd1', 'migrations', 'apply', 'DB', '--local'], {
+  const result = spawnSync(process.execPath, ['scripts/run.mjs', 'scripts/migrate.ts'], {
     stdio: ['ignore', VERBOSE ? 'inherit' : 'pipe', VERBOSE ? 'inherit' : 'pipe'],
     encoding: 'utf8',
     env,
   });
   if (result.status !== 0) {
     if (!VERBOSE) process.stderr.write(`${result.stdout ?? ''}${result.stderr ?? ''}`);
-    console.error(`Applying the migrations in drizzle/ to the local D1 failed (${result.error?.message ?? `exit code ${result.status}`}).`);
+    console.error(`Applying the migrations in drizzle/ to the local D1 databases failed (${result.error?.message ?? `exit code ${result.status}`}).`);
     process.exit(result.status || 1);
   }
-  const applied = /About to apply (\d+) migration/.exec(result.stdout ?? '')?.[1];
-  if (applied) console.log(`Applied ${applied} migration${applied === '1' ? '' : 's'} to the local D1 (.wrangler/state).`);
+  const applied = [...(result.stdout ?? '').matchAll(/About to apply (\d+) migration/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+  if (applied) console.log(`Applied ${applied} migration${applied === 1 ? '' : 's'} to the local D1 databases (.wrangler/state).`);
 }
 
 /** The saved development key if it still works, else a new one (and the account when missing). */
@@ -124,18 +127,21 @@ async function ensureDevKey(): Promise<string> {
   // Wrangler's platform proxy reads its log level from the environment when it logs: warnings only
   // ("Using secrets defined in .dev.vars" is info), unless the developer asked for more.
   if (!VERBOSE) process.env.WRANGLER_LOG ??= 'warn';
-  const { db, dispose } = await openDatabase({ remote: false });
+  const { db, databases, dispose } = await openDatabase({ remote: false });
   try {
     const saved = existsSync(DEV_KEY_FILE) ? readFileSync(DEV_KEY_FILE, 'utf8').trim() : '';
-    if (saved) {
-      const found = await findKeyByHash(db, await hashApiKey(saved));
+    const savedOn = databases[apiKeyDatabase(saved) ?? -1];
+    if (saved && savedOn) {
+      const found = await findKeyByHash(savedOn, await hashApiKey(saved));
       if (found && found.revokedAt === null && (found.expiresAt === null || found.expiresAt > Date.now())) return saved;
     }
     const now = Date.now();
+    // The directory (in the first database) says which database holds the account of an address.
+    const holder = databases[(await databaseOfEmail(db, DEV_EMAIL)) ?? -1];
     const account =
-      (await findAccountByEmail(db, DEV_EMAIL)) ?? (await insertAccount(db, { name: 'Local Developer', email: DEV_EMAIL, now }));
+      (holder && (await findAccountByEmail(holder, DEV_EMAIL))) ?? (await createAccount(databases, { name: 'Local Developer', email: DEV_EMAIL, now }));
     if (!account) throw new Error('could not create the development account');
-    const issued = await issueApiKey(db, account.id, { name: 'development', scope: 'read_write', expiresAt: null, now });
+    const issued = await issueApiKey(databases[databaseOfId(account.id)]!, account.id, { name: 'development', scope: 'read_write', expiresAt: null, now });
     if (!issued) throw new Error('could not create the development key');
     const { key } = issued;
     mkdirSync('.wrangler/state', { recursive: true });

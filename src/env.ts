@@ -3,6 +3,7 @@
 // `readConfig` turns the string vars into typed values, each default beside its name. Values that
 // only wrangler.toml can hold (rate-limit bindings' limits, cron schedules) are named here too, and
 // test/config.test.ts checks them against wrangler.toml.
+import { MAX_DATABASES } from './db/databases.ts';
 import type { Caller, Keyed } from './auth/keyed.ts';
 import type { Session } from './db/statement.ts';
 
@@ -78,6 +79,20 @@ export function readConfig(env: Partial<Record<keyof Env, unknown>>): Config {
   };
 }
 
+/**
+ * The D1 databases accounts are spread over, in wrangler.toml's order: `DB`, then `DB_2`, `DB_3`, …
+ * for as long as they are bound (a deployment with only `DB` is one database). The order is part
+ * of every key and id (they name a database by its place), so databases are only ever appended.
+ */
+export function readDatabases(env: object): D1Database[] {
+  const bindings = env as Record<string, D1Database | undefined>;
+  const databases: D1Database[] = [];
+  for (let name = 'DB'; bindings[name] !== undefined && databases.length < MAX_DATABASES; name = `DB_${databases.length + 1}`) {
+    databases.push(bindings[name]!);
+  }
+  return databases;
+}
+
 /** AUTH_FAILURE_LIMITER's limit in wrangler.toml (a binding's limit cannot be read at run time). */
 export const AUTH_FAILURES_PER_MINUTE = 60;
 
@@ -90,6 +105,8 @@ export interface AppEnv {
     requestId: string;
     /** The request's D1 session (read-your-writes bookmarks); every query takes it as an argument. */
     db: Session;
+    /** Which database `db` is on (0 is `DB`): the one the API key, the id or the chart URL names. */
+    database: number;
     /** The request's keyed path (API-key routes): its key and the only way to run statements under it. */
     keyed: Keyed;
     /** The key's account, recorded by the keyed path once D1 accepted the key (logs, last_used_at). */

@@ -14,7 +14,7 @@ import { app } from './app.ts';
 import { pruneReceipts } from './db/receipts.ts';
 import { prune } from './db/scenarios.ts';
 import { pruneDeliveries } from './db/webhooks.ts';
-import { CRONS } from './env.ts';
+import { CRONS, readDatabases } from './env.ts';
 import { consumeWebhookBatch } from './webhooks/delivery.ts';
 import type { WebhookMessage } from './webhooks/queue.ts';
 import { requeueUndispatched } from './webhooks/requeue.ts';
@@ -35,6 +35,13 @@ export function forDashboard(url: string): boolean {
   return Number.isNaN(next) || next === 47 /* / */ || next === 63 /* ? */;
 }
 
+/** Runs `work` on every database (env.ts `readDatabases`); the first failure is thrown once all have run. */
+async function forEachDatabase(env: Env, work: (db: D1Database, database: number) => Promise<unknown>): Promise<void> {
+  const failures: unknown[] = [];
+  for (const [database, db] of readDatabases(env).entries()) await work(db, database).catch((error: unknown) => failures.push(error));
+  if (failures.length > 0) throw failures[0];
+}
+
 export default {
   // The Developers section is another Worker (dashboard/wrangler.toml), reached through the
   // DASHBOARD service binding: none of its code is in this bundle.
@@ -42,13 +49,17 @@ export default {
   async scheduled(controller, env) {
     const now = Date.now();
     if (controller.cron === CRONS.hourlyCleanUp) {
-      await prune(env.DB, { repliesBefore: now - DAY_MS, eventsBefore: now - 30 * DAY_MS, throttlesBefore: now });
-      await pruneDeliveries(env.DB, now - 30 * DAY_MS);
-      await pruneReceipts(env.DB, now - DAY_MS);
-      await resealSecrets(env.DB, env.WEBHOOK_SECRET_KEYS, now);
+      // Every database, one after another: each holds its own accounts' rows, and a failure in
+      // one (thrown after the others ran) leaves the rest cleaned up.
+      await forEachDatabase(env, async (db) => {
+        await prune(db, { repliesBefore: now - DAY_MS, eventsBefore: now - 30 * DAY_MS, throttlesBefore: now });
+        await pruneDeliveries(db, now - 30 * DAY_MS);
+        await pruneReceipts(db, now - DAY_MS);
+        await resealSecrets(db, env.WEBHOOK_SECRET_KEYS, now);
+      });
       return;
     }
-    await requeueUndispatched(env.DB, env.WEBHOOK_QUEUE, now);
+    await forEachDatabase(env, (db, database) => requeueUndispatched(db, env.WEBHOOK_QUEUE, now, database));
   },
   async queue(batch, env) {
     await consumeWebhookBatch(batch, env);

@@ -184,7 +184,7 @@ describe(`every other write, ${RUNS} times each, a quarter of round trips failin
         ack: () => void (outcome = 'ack'),
         retry: () => void (outcome = 'retry'),
       };
-      await consumeWebhookBatch({ queue: 'scenario-service-webhooks', messages: [message] } as unknown as MessageBatch<WebhookMessage>, { ...env, DB: d1.db });
+      await consumeWebhookBatch({ queue: 'scenario-service-webhooks', messages: [message] } as unknown as MessageBatch<WebhookMessage>, { ...env, ...d1.bindings });
       done(outcome);
       expect(outcome).toBe('retry');
     }

@@ -2,12 +2,15 @@
 // (src/dashboard/) makes the same changes for a signed-in account through its own session.
 // Guarded by ADMIN_TOKEN; API keys are not accepted here.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { requireAdmin } from '../auth/admin.ts';
 import { issueApiKey, mintApiKey } from '../auth/issue-key.ts';
-import { insertAccount } from '../db/accounts.ts';
+import { createAccount } from '../accounts/create.ts';
 import { listApiKeys, revokeApiKey, rollApiKey } from '../db/api-keys.ts';
+import { databaseOfId } from '../db/databases.ts';
 import type { ApiKey } from '../db/schema.ts';
-import type { AppEnv } from '../env.ts';
+import { readDatabases, type AppEnv } from '../env.ts';
+import { useDatabase } from '../http/middleware.ts';
 import { documented, headers, jsonContent, problemResponses } from '../http/openapi.ts';
 import { idSchema, TimestampSchema } from '../http/scalars.ts';
 import { ApiError } from '../http/problem.ts';
@@ -101,6 +104,14 @@ function toKey(row: ApiKey): z.infer<typeof KeySchema> {
 
 const noAccount = () => new ApiError('not_found', 'No account with that id');
 
+/**
+ * Puts the request on the database an account or key id names (src/db/databases.ts); `false` for
+ * an id of no bound database, which is then as unknown as any other.
+ */
+function useDatabaseOf(c: Context<AppEnv>, id: number): boolean {
+  return useDatabase(c, databaseOfId(id));
+}
+
 export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(
     createRoute({
@@ -124,7 +135,8 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     }),
     async (c) => {
       const { name, email } = c.req.valid('json');
-      const account = await insertAccount(c.get('db'), { name, email, now: Date.now() });
+      // On the database with the fewest accounts, its address claimed in the directory (src/accounts/create.ts).
+      const account = await createAccount(readDatabases(c.env), { name, email, now: Date.now() });
       if (!account) throw new ApiError('conflict', 'An account with that e-mail address exists');
       return c.json({ id: account.id, name: account.name, email: account.email, created_at: formatTimestamp(account.createdAt) }, 201);
     },
@@ -162,6 +174,7 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
           errors: [{ path: 'expires_at', message: 'must be in the future' }],
         });
       }
+      if (!useDatabaseOf(c, accountId)) throw noAccount();
       const issued = await issueApiKey(c.get('db'), accountId, { name: body.name ?? null, scope: body.scope, expiresAt, now });
       if (!issued) throw noAccount();
       const { key, row } = issued;
@@ -192,7 +205,9 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
       },
     }),
     async (c) => {
-      const keys = await listApiKeys(c.get('db'), Number(c.req.valid('param').id));
+      const accountId = Number(c.req.valid('param').id);
+      if (!useDatabaseOf(c, accountId)) throw noAccount();
+      const keys = await listApiKeys(c.get('db'), accountId);
       if (!keys) throw noAccount();
       return c.json({ data: keys.map(toKey) }, 200);
     },
@@ -218,7 +233,9 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
       },
     }),
     async (c) => {
-      const row = await revokeApiKey(c.get('db'), Number(c.req.valid('param').id), Date.now());
+      const keyId = Number(c.req.valid('param').id);
+      if (!useDatabaseOf(c, keyId)) throw new ApiError('not_found', KEY_NOT_FOUND);
+      const row = await revokeApiKey(c.get('db'), keyId, Date.now());
       if (!row) throw new ApiError('not_found', KEY_NOT_FOUND);
       return c.json(toKey(row), 200);
     },
@@ -248,9 +265,12 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     }),
     async (c) => {
       const now = Date.now();
-      const { key, ...minted } = await mintApiKey();
+      const keyId = Number(c.req.valid('param').id);
+      if (!useDatabaseOf(c, keyId)) throw new ApiError('not_found', 'No live key with that id');
+      // The new key names the database of the old one's account, where both are (the id says which).
+      const { key, ...minted } = await mintApiKey(databaseOfId(keyId));
       const graceUntil = now + c.req.valid('json').expires_in * 1000;
-      const row = await rollApiKey(c.get('db'), { keyId: Number(c.req.valid('param').id), ...minted, now, graceUntil });
+      const row = await rollApiKey(c.get('db'), { keyId, ...minted, now, graceUntil });
       if (!row) throw new ApiError('not_found', 'No live key with that id');
       const { last_used_at: _used, revoked_at: _revoked, ...shown } = toKey(row);
       return c.json({ ...shown, key }, 201);

@@ -2,6 +2,13 @@
 // CRC-32 of everything before them. The prefix lets secret scanners find leaked keys; the checksum
 // lets us refuse a mistyped or made-up key without touching the database. Only the SHA-256 of a
 // key is stored. This module has no imports, so the Node scripts can use it as it is.
+//
+// The key also names the D1 database its account lives in (docs/capacity.md), so a request goes
+// straight to it in its one round trip: the six checksum characters hold CRC-32 + 2^32 × database
+// (62^6 > 13 × 2^32, so databases 0 to 12). Keys issued before (and every key of the first
+// database) have a checksum below 2^32: they name database 0, unchanged. A changed checksum
+// character moves the value by k × 62^i, never a multiple of 2^32 (62^i has at most 2^5 as a
+// factor), so a typo there cannot turn into another database with a matching CRC.
 const KEY_PREFIX = 'scn_';
 const RANDOM_LENGTH = 30;
 const CHECKSUM_LENGTH = 6;
@@ -25,8 +32,12 @@ function crc32(text: string): number {
   return (crc ^ 0xffffffff) >>> 0;
 }
 
-function checksum(body: string): string {
-  let n = crc32(body);
+/** Databases a key can name: 62^6 / 2^32 = 13.2. */
+export const KEY_DATABASES = 13;
+const CRC_RANGE = 2 ** 32;
+
+function checksum(body: string, database: number): string {
+  let n = crc32(body) + CRC_RANGE * database;
   let out = '';
   for (let i = 0; i < CHECKSUM_LENGTH; i++) {
     out = BASE62[n % 62] + out;
@@ -46,16 +57,29 @@ function randomBase62(length: number): string {
   return out;
 }
 
-export function generateApiKey(): string {
+/** A new key of an account on `database` (its index in the list of databases; 0 is the first). */
+export function generateApiKey(database = 0): string {
+  if (!Number.isInteger(database) || database < 0 || database >= KEY_DATABASES) throw new RangeError(`A key can name databases 0 to ${KEY_DATABASES - 1}`);
   const body = KEY_PREFIX + randomBase62(RANDOM_LENGTH);
-  return body + checksum(body);
+  return body + checksum(body, database);
+}
+
+/**
+ * The database a key names when it has our shape and its checksum holds, else `null`; says nothing
+ * about whether the key exists.
+ */
+export function apiKeyDatabase(key: string): number | null {
+  if (!KEY_PATTERN.test(key)) return null;
+  let value = 0;
+  for (let i = key.length - CHECKSUM_LENGTH; i < key.length; i++) value = value * 62 + BASE62.indexOf(key[i]!);
+  const database = Math.floor(value / CRC_RANGE);
+  if (database >= KEY_DATABASES || value - database * CRC_RANGE !== crc32(key.slice(0, -CHECKSUM_LENGTH))) return null;
+  return database;
 }
 
 /** True when the key has our shape and its checksum holds; says nothing about whether it exists. */
 export function isWellFormedApiKey(key: string): boolean {
-  if (!KEY_PATTERN.test(key)) return false;
-  const body = key.slice(0, -CHECKSUM_LENGTH);
-  return checksum(body) === key.slice(-CHECKSUM_LENGTH);
+  return apiKeyDatabase(key) !== null;
 }
 
 /** The part of a key safe to show in lists, e.g. `scn_4fQ9xZ`. */

@@ -7,9 +7,10 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { touchKeyLastUsed, type KeyAccess, type KeyRefusal } from '../db/api-keys.ts';
 import { isThrottled, throttleAddress } from '../db/auth-throttles.ts';
-import { AUTH_FAILURES_PER_MINUTE, readConfig, type AppEnv } from '../env.ts';
+import { AUTH_FAILURES_PER_MINUTE, readConfig, readDatabases, type AppEnv } from '../env.ts';
+import { useDatabase } from '../http/middleware.ts';
 import { ApiError, problemResponse } from '../http/problem.ts';
-import { hashApiKey, isWellFormedApiKey } from './api-key.ts';
+import { apiKeyDatabase, hashApiKey } from './api-key.ts';
 import { keyed } from './keyed.ts';
 import { throttleBucket } from './client-address.ts';
 
@@ -56,7 +57,10 @@ export async function authFailure(c: Context<AppEnv>, detail: string): Promise<A
   const address = clientAddress(c);
   const { success } = await c.env.AUTH_FAILURE_LIMITER.limit({ key: address });
   if (!success) {
-    await throttleAddress(c.get('db'), address, Date.now() + WINDOW_SECONDS * 1000);
+    // In every database at once (an error path): the keyed path reads the throttle in its key's
+    // own database, in the same round trip as the key, whichever database that is.
+    const until = Date.now() + WINDOW_SECONDS * 1000;
+    await Promise.all(readDatabases(c.env).map((db) => throttleAddress(db, address, until)));
     return throttled();
   }
   return new ApiError('unauthorized', detail, {
@@ -100,7 +104,9 @@ export function apiKey(access: KeyAccess): MiddlewareHandler<AppEnv> {
       });
     }
     const address = clientAddress(c);
-    if (!isWellFormedApiKey(token)) {
+    // The key names its account's database: the session goes there before anything asks D1.
+    const database = apiKeyDatabase(token);
+    if (database === null || !useDatabase(c, database)) {
       // A failing credential: refused outright while the address is throttled (an error path, so it may ask D1).
       if (await isThrottled(c.get('db'), { address, now: Date.now() })) throw throttled();
       throw await authFailure(c, 'The API key is not valid');

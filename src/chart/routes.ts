@@ -1,5 +1,7 @@
 // GET /scenarios/{token}/chart.svg?exp=&sig= — the chart behind chart_img. No API key: the signed
 // URL is the credential, and it names the account, so the lookup stays account-scoped.
+import { databaseOfId } from '../db/databases.ts';
+import { useDatabase } from '../http/middleware.ts';
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { findScenarioOfAccount } from '../db/scenarios.ts';
 import type { AppEnv } from '../env.ts';
@@ -61,7 +63,8 @@ export const chartRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     const now = Date.now();
     const check = await verifyChartSignature(c.env, token, exp, sig, now);
     if (!check.ok) throw new ApiError('forbidden', check.reason);
-    const row = await findScenarioOfAccount(c.get('db'), check.accountId, token);
+    // The signed account id names the database that holds the scenario (src/db/databases.ts).
+    const row = useDatabase(c, databaseOfId(check.accountId)) ? await findScenarioOfAccount(c.get('db'), check.accountId, token) : null;
     if (!row) throw new ApiError('not_found', 'No scenario with that token');
     const data = JSON.parse(row.scenarioData) as StoredScenarioData;
     const svg = renderScenarioChart(data, findState(row.stateId)?.name ?? '');

@@ -1,5 +1,6 @@
 // Accounts: the owners of keys and scenarios.
 import { sql } from 'drizzle-orm/sql/sql';
+import { idBase } from './databases.ts';
 import { runBatch, runOne } from './execute.ts';
 import { newChangeId } from './receipts.ts';
 import { accounts, type Account } from './schema.ts';
@@ -16,11 +17,15 @@ function toAccount(row: RawRow): Account {
   };
 }
 
-type NewAccount = { name: string; email: string; now: number; changeId: string };
+type NewAccount = { name: string; email: string; now: number; changeId: string; base: number };
 
+// The id says which database holds the account (databases.ts): the first database's come from
+// AUTOINCREMENT as they always did (null), another's follow its block's base.
 const insert = statement<NewAccount>(
-  () => sql`insert into ${accounts} (name, email, created_at, change_id)
-    values (${sql.placeholder('name')}, ${sql.placeholder('email')}, ${sql.placeholder('now')}, ${sql.placeholder('changeId')})
+  () => sql`insert into ${accounts} (id, name, email, created_at, change_id)
+    select case when ${sql.placeholder('base')} = 0 then null else max(${sql.placeholder('base')}, coalesce(max(${accounts.id}), 0)) + 1 end,
+      ${sql.placeholder('name')}, ${sql.placeholder('email')}, ${sql.placeholder('now')}, ${sql.placeholder('changeId')}
+    from ${accounts} where true
     on conflict do nothing`,
 );
 
@@ -29,10 +34,14 @@ const byChange = statement<{ changeId: string }>(() => sql`select * from ${accou
 /**
  * Creates an account; `null` when the e-mail address (in any case) is already taken. The account
  * is read back by the id this call drew, so a retry after D1 lost the reply of the committed
- * insert finds its own account (not the 409 its e-mail address would now get).
+ * insert finds its own account (not the 409 its e-mail address would now get). `database`: the
+ * index of the database `session` is on (default 0, the first), which the account's id names.
  */
-export async function insertAccount(session: Session, input: { name: string; email: string; now: number; changeId?: string }): Promise<Account | null> {
-  const values = { ...input, changeId: input.changeId ?? newChangeId() };
+export async function insertAccount(
+  session: Session,
+  input: { name: string; email: string; now: number; changeId?: string; database?: number },
+): Promise<Account | null> {
+  const values = { name: input.name, email: input.email, now: input.now, changeId: input.changeId ?? newChangeId(), base: idBase(input.database ?? 0) };
   const rows = await runBatch(session, { insert: insert(session, values), account: byChange(session, values) });
   const [row] = rows.account;
   return row ? toAccount(row) : null;

@@ -135,6 +135,18 @@ export async function touchKeyLastUsed(session: Session, keyId: number, now: num
   await runOne(session, touch(session, { keyId, now, staleBefore: now - granularityMs }));
 }
 
+/**
+ * The id of a new key of the account `accountId` (an SQL expression): ids name their database
+ * (databases.ts), so the first database's keys take AUTOINCREMENT's as they always did (null),
+ * and another's the next id of its block, found from the account's own id (every key of a
+ * database belongs to an account of its block).
+ */
+export function newKeyId(accountId: SQL): SQL {
+  // 1099511627776 is ID_BLOCK (2^40), written into the SQL text as an integer literal, so the
+  // division stays an integer division (test/capacity.test.ts holds the two equal).
+  return sql`case when ${accountId} < 1099511627776 then null else max(${accountId} / 1099511627776 * 1099511627776, coalesce((select max(${apiKeys.id}) from ${apiKeys}), 0)) + 1 end`;
+}
+
 /** The stored columns of a new key (src/auth/issue-key.ts mints them) and its settings. */
 export interface NewKeyValues {
   keyHash: string;
@@ -161,8 +173,8 @@ export interface KeyOwner {
 export function insertKeyFrom<Owner extends object>(owner: () => KeyOwner) {
   return statement<NewKeyValues & Owner>(() => {
     const { from, accountId } = owner();
-    return sql`insert into ${apiKeys} (account_id, key_hash, prefix, last_four, name, scope, expires_at, created_at)
-    select ${accountId}, ${sql.placeholder('keyHash')}, ${sql.placeholder('prefix')}, ${sql.placeholder('lastFour')}, ${sql.placeholder('name')},
+    return sql`insert into ${apiKeys} (id, account_id, key_hash, prefix, last_four, name, scope, expires_at, created_at)
+    select ${newKeyId(accountId)}, ${accountId}, ${sql.placeholder('keyHash')}, ${sql.placeholder('prefix')}, ${sql.placeholder('lastFour')}, ${sql.placeholder('name')},
       ${sql.placeholder('scope')}, ${sql.placeholder('expiresAt')}, ${sql.placeholder('now')}
     ${from}
     on conflict do nothing`;
@@ -232,8 +244,8 @@ export function rollStatements<Extra extends object = object>(owned: () => SQL) 
   const old = () => sql`${apiKeys.id} = ${sql.placeholder('keyId')}`;
   return {
     insert: statement<RollValues & Extra>(
-      () => sql`insert into ${apiKeys} (account_id, key_hash, prefix, last_four, name, scope, expires_at, created_at)
-        select ${apiKeys.accountId}, ${sql.placeholder('keyHash')}, ${sql.placeholder('prefix')}, ${sql.placeholder('lastFour')}, ${apiKeys.name},
+      () => sql`insert into ${apiKeys} (id, account_id, key_hash, prefix, last_four, name, scope, expires_at, created_at)
+        select ${newKeyId(sql`${apiKeys.accountId}`)}, ${apiKeys.accountId}, ${sql.placeholder('keyHash')}, ${sql.placeholder('prefix')}, ${sql.placeholder('lastFour')}, ${apiKeys.name},
           ${apiKeys.scope}, ${apiKeys.expiresAt}, ${sql.placeholder('now')}
         from ${apiKeys} where ${old()} and ${owned()} and ${apiKeys.revokedAt} is null
           and (${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > ${sql.placeholder('now')})

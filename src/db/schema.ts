@@ -299,6 +299,24 @@ export const writeReceipts = sqliteTable(
   (t) => [index('write_receipts_created_idx').on(t.createdAt)],
 );
 
+// The directory of accounts, kept in the first database only (the table exists in every database,
+// as they all take the same migrations, and stays empty in the others): which database holds the
+// account of an e-mail address. It makes e-mail addresses unique across databases (a create claims
+// its address here first) and is where the placement counts accounts per database. Look-ups that
+// start from an id or an API key never need it: those name their database themselves.
+export const accountDirectory = sqliteTable(
+  'account_directory',
+  {
+    email: text('email').primaryKey(),
+    // The database's index in wrangler.toml's list (0 is DB).
+    database: integer('database').notNull(),
+    // The id of the admin request that claimed the address: its own retry finds its claim.
+    changeId: text('change_id'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('account_directory_email_unique').on(sql`lower(${t.email})`), index('account_directory_database_idx').on(t.database)],
+);
+
 export type Account = typeof accounts.$inferSelect;
 export type ApiKey = typeof apiKeys.$inferSelect;
 export type Scenario = typeof scenarios.$inferSelect;

@@ -1,8 +1,8 @@
 // Middleware every request passes: request id, response headers, body size limit, the database.
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
-import type { AppEnv } from '../env.ts';
+import { readDatabases, type AppEnv } from '../env.ts';
 import { bodyCutOff } from './body.ts';
 import { BOOKMARK_PATTERN, MAX_BODY_BYTES, REQUEST_ID_PATTERN } from './limits.ts';
 import { log, loggablePath } from './log.ts';
@@ -14,15 +14,12 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   // Cloudflare sets cf-ray itself; elsewhere (wrangler dev) a client could send anything.
   const requestId = ray !== undefined && REQUEST_ID_PATTERN.test(ray) ? ray : crypto.randomUUID();
   c.set('requestId', requestId);
-  // D1 Sessions: reads may come from the nearest replica, never older than the client's bookmark
-  // (its last reply's X-D1-Bookmark); without one, any replica will do until this request writes.
-  const bookmark = c.req.header('X-D1-Bookmark');
-  const session = c.env.DB.withSession(bookmark !== undefined && BOOKMARK_PATTERN.test(bookmark) ? bookmark : 'first-unconstrained');
-  c.set('db', session);
+  // The first database until the request names another (its API key, an id, a chart URL).
+  useDatabase(c, 0);
   await next();
   const headers = c.res.headers;
   headers.set('X-Request-Id', requestId);
-  const reached = session.getBookmark();
+  const reached = (c.get('db') as D1DatabaseSession).getBookmark();
   if (reached) headers.set('X-D1-Bookmark', reached);
   if (headers.get('Content-Type') === 'application/json') headers.set('Content-Type', 'application/json; charset=utf-8');
   // Responses hold account data unless a route says otherwise (the chart, the public document).
@@ -42,6 +39,22 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
     });
   }
 };
+
+/**
+ * Puts a session on database `database` (its index in env.ts `readDatabases`) on the context, for
+ * the request's queries; `false` when no such database is bound (the caller answers as for an
+ * unknown id). D1 Sessions: reads may come from the nearest replica, never older than the client's
+ * bookmark (its last reply's X-D1-Bookmark; a client's requests all go to its key's database);
+ * without one, any replica will do until this request writes. Opening a session asks D1 nothing.
+ */
+export function useDatabase(c: Context<AppEnv>, database: number): boolean {
+  const binding = readDatabases(c.env)[database];
+  if (!binding) return false;
+  const bookmark = c.req.header('X-D1-Bookmark');
+  c.set('db', binding.withSession(bookmark !== undefined && BOOKMARK_PATTERN.test(bookmark) ? bookmark : 'first-unconstrained'));
+  c.set('database', database);
+  return true;
+}
 
 // CORS: any origin, no credentials (keys travel in Authorization, never in cookies).
 const EXPOSED_HEADERS = ['ETag', 'Location', 'Retry-After', 'X-Request-Id', 'Idempotent-Replayed', 'RateLimit-Policy', 'RateLimit', 'X-D1-Bookmark'];

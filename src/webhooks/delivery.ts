@@ -9,13 +9,13 @@ import { findDeliveryTarget, markDeadLettered, recordAttempt } from '../db/webho
 import { toEventForm } from '../events/forms.ts';
 import { log } from '../http/log.ts';
 import { DELIVERY_TIMEOUT_MS, DISABLE_AFTER_FAILING_MS, MAX_RETRY_DELAY_SECONDS } from './limits.ts';
-import { readConfig } from '../env.ts';
+import { readConfig, readDatabases } from '../env.ts';
 import { DEAD_LETTER_QUEUE, retryDelaySeconds, sendMessages, type WebhookMessage } from './queue.ts';
 import { keyRing, openSecret } from './secret-box.ts';
 import { signDelivery } from './signing.ts';
 import { checkWebhookUrl } from './url-rules.ts';
 
-/** What the consumer uses of the Worker's environment. */
+/** What the consumer uses of the Worker's environment (DB_2, DB_3, … too, when bound: env.ts `readDatabases`). */
 export interface DeliveryEnv {
   DB: D1Database;
   WEBHOOK_QUEUE: Queue;
@@ -28,10 +28,10 @@ export interface DeliveryEnv {
 type Outcome = 'done' | 'retry';
 
 /** Fans an event out to its endpoints. Run again (a redelivery, the cron), it sends them again: a delivery skips an endpoint that already answered. */
-async function fanOut(env: DeliveryEnv, eventId: string): Promise<Outcome> {
-  const { event, endpointIds } = await dispatchEvent(env.DB, eventId, Date.now());
+async function fanOut(env: DeliveryEnv, db: D1Database, database: number, eventId: string): Promise<Outcome> {
+  const { event, endpointIds } = await dispatchEvent(db, eventId, Date.now());
   if (!event) return 'done';
-  await sendMessages(env.WEBHOOK_QUEUE, endpointIds.map((endpointId) => ({ kind: 'delivery', eventId, endpointId })));
+  await sendMessages(env.WEBHOOK_QUEUE, endpointIds.map((endpointId) => ({ kind: 'delivery', database, eventId, endpointId })));
   return 'done';
 }
 
@@ -81,8 +81,8 @@ async function signingSecrets(env: DeliveryEnv, endpoint: WebhookEndpoint, now: 
  * `attemptKey` names this attempt (the message and its attempt number), so it is recorded once.
  * `resend`: the dashboard's "resend", delivered even though the endpoint answered it before.
  */
-async function deliver(env: DeliveryEnv, eventId: string, endpointId: string, attemptKey: string, resend: boolean): Promise<Outcome> {
-  const { event, endpoint, delivered } = await findDeliveryTarget(env.DB, endpointId, eventId);
+async function deliver(env: DeliveryEnv, db: D1Database, eventId: string, endpointId: string, attemptKey: string, resend: boolean): Promise<Outcome> {
+  const { event, endpoint, delivered } = await findDeliveryTarget(db, endpointId, eventId);
   // Deleted endpoints get nothing; pruned events cannot be sent; answered ones are not sent twice.
   if (!event || !endpoint || (delivered && !resend)) return 'done';
   // An event goes only to its own account's endpoints, whatever a message says (the fan-out asks
@@ -95,7 +95,7 @@ async function deliver(env: DeliveryEnv, eventId: string, endpointId: string, at
   if (endpoint.status !== 'enabled') return 'done';
   const record = (result: { status: number | null; error: string | null }) => {
     const answered = result.status !== null && result.status >= 200 && result.status < 300 ? 1 : 0;
-    return recordAttempt(env.DB, { endpointId, eventId, ...result, answered, attemptKey, disableAfterMs: DISABLE_AFTER_FAILING_MS, now: Date.now() });
+    return recordAttempt(db, { endpointId, eventId, ...result, answered, attemptKey, disableAfterMs: DISABLE_AFTER_FAILING_MS, now: Date.now() });
   };
   // Checked again: the rules (or WEBHOOK_ALLOW_LOOPBACK) may have changed since the endpoint was made.
   const verdict = checkWebhookUrl(endpoint.url, readConfig(env).webhookAllowLoopback);
@@ -109,16 +109,31 @@ async function deliver(env: DeliveryEnv, eventId: string, endpointId: string, at
   return result.status !== null && result.status >= 200 && result.status < 300 ? 'done' : 'retry';
 }
 
+/**
+ * The database a message's event is in: the one it names (its account's), or the first for a
+ * message sent before messages named one. Unbound (a binding taken away): the error retries the
+ * message, and the dead-letter queue ends it.
+ */
+function databaseOf(env: DeliveryEnv, body: WebhookMessage): { db: D1Database; database: number } {
+  const database = body.database ?? 0;
+  const db = readDatabases(env)[database];
+  if (!db) throw new Error(`webhook message names database ${database}, which is not bound`);
+  return { db, database };
+}
+
 async function handle(env: DeliveryEnv, message: Message<WebhookMessage>): Promise<Outcome> {
   const body = message.body;
-  return body.kind === 'event' ? fanOut(env, body.eventId) : deliver(env, body.eventId, body.endpointId, `${message.id}:${message.attempts}`, body.resend === true);
+  const { db, database } = databaseOf(env, body);
+  return body.kind === 'event'
+    ? fanOut(env, db, database, body.eventId)
+    : deliver(env, db, body.eventId, body.endpointId, `${message.id}:${message.attempts}`, body.resend === true);
 }
 
 /** The dead-letter queue: the delivery was given up; its last attempt says so. */
 async function deadLetter(env: DeliveryEnv, message: Message<WebhookMessage>): Promise<void> {
   const body = message.body;
   log('error', 'webhook message dead-lettered', { kind: body.kind, event_id: body.eventId, endpoint_id: body.kind === 'delivery' ? body.endpointId : null });
-  if (body.kind === 'delivery') await markDeadLettered(env.DB, body.endpointId, body.eventId);
+  if (body.kind === 'delivery') await markDeadLettered(databaseOf(env, body).db, body.endpointId, body.eventId);
 }
 
 /** The Worker's queue handler: each message acked when handled, retried with backoff when not. */

@@ -10,7 +10,8 @@ import { log } from '../http/log.ts';
 export function queueEvent(c: Context<AppEnv>, eventId: string): void {
   // Async, so that even a send that throws at once (a missing binding) rejects here instead of
   // turning the committed change's reply into a 500.
-  const send = async () => c.env.WEBHOOK_QUEUE.send({ kind: 'event', eventId });
+  // The message names the request's database (its key's), where the consumer finds the event.
+  const send = async () => c.env.WEBHOOK_QUEUE.send({ kind: 'event', database: c.get('database'), eventId });
   c.executionCtx.waitUntil(
     send().catch((error: unknown) => {
       log('error', 'event not queued; the cron will queue it', { event_id: eventId, error: error instanceof Error ? error.name : 'unknown' });

@@ -3,8 +3,12 @@
 // `delivery` message per subscribed endpoint, so each endpoint has its own attempts, backoff and
 // dead-lettering, and a retry never goes to an endpoint that already answered.
 
+// `database`: the database the event's account lives in (its index, 0 is DB), so the consumer
+// reads the right one; absent in messages sent before accounts were spread (they are all in DB).
 // `resend` (the dashboard's "resend"): delivered even if the endpoint already answered 2xx to it.
-export type WebhookMessage = { kind: 'event'; eventId: string } | { kind: 'delivery'; eventId: string; endpointId: string; resend?: true };
+export type WebhookMessage =
+  | { kind: 'event'; database?: number; eventId: string }
+  | { kind: 'delivery'; database?: number; eventId: string; endpointId: string; resend?: true };
 
 /** The dead-letter queue's name, as wrangler.toml names it (the consumer tells the queues apart by it). */
 export const DEAD_LETTER_QUEUE = 'scenario-service-webhooks-dlq';

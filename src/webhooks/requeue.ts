@@ -11,9 +11,12 @@ export const REQUEUE_GRACE_MS = 60_000;
 /** Events queued per cron run (the rest wait for the next run, two minutes later). */
 const REQUEUE_MAX = 1000;
 
-/** Queues the events still unmarked `REQUEUE_GRACE_MS` after they were recorded; how many. */
-export async function requeueUndispatched(session: Session, queue: Queue, now: number): Promise<number> {
+/**
+ * Queues the events of database `database` (its index; `session` is on it) still unmarked
+ * `REQUEUE_GRACE_MS` after they were recorded; how many. The cron runs it for every database.
+ */
+export async function requeueUndispatched(session: Session, queue: Queue, now: number, database = 0): Promise<number> {
   const ids = await findUndispatchedEvents(session, now - REQUEUE_GRACE_MS, REQUEUE_MAX);
-  await sendMessages(queue, ids.map((eventId) => ({ kind: 'event', eventId })));
+  await sendMessages(queue, ids.map((eventId) => ({ kind: 'event', database, eventId })));
   return ids.length;
 }

@@ -2,6 +2,8 @@
 // so each test reads like the contract: `await api(key).get('/scenarios')`. Every reply is also
 // checked against the OpenAPI document (openapi-check.ts).
 import { env, exports } from 'cloudflare:workers';
+import { databaseOfId } from '../../src/db/databases.ts';
+import { readDatabases } from '../../src/env.ts';
 import { checkAgainstDocument } from './openapi-check.ts';
 
 export const BASE = 'http://scenario.test';
@@ -44,6 +46,16 @@ export function api(key?: string, extraHeaders: Record<string, string> = {}) {
 }
 
 export const admin = () => api(ADMIN_TOKEN);
+
+/**
+ * The D1 database holding the account (or key) with this id: accounts are spread over every
+ * database wrangler.toml lists, and the tests' accounts land on all of them (src/db/databases.ts).
+ */
+export function dbOf(id: number): D1Database {
+  const db = readDatabases(env)[databaseOfId(id)];
+  if (!db) throw new Error(`dbOf: no database holds id ${id}`);
+  return db;
+}
 
 let counter = 0;
 export function uniqueEmail(): string {

@@ -2,6 +2,7 @@
 // runs (nothing happened), or after it committed (the work is done, the reply is lost). Local D1
 // never fails by itself; this is how the service's retries are put to the test.
 import { env } from 'cloudflare:workers';
+import { readDatabases } from '../../src/env.ts';
 import { wrapD1 } from './wrapped-d1.ts';
 
 export type Fault = 'before' | 'after';
@@ -10,7 +11,10 @@ export type Fault = 'before' | 'after';
 export const TRANSIENT_MESSAGE = 'D1_ERROR: Network connection lost.';
 
 export interface FaultyD1 {
+  /** The first database (DB), wrapped. */
   db: D1Database;
+  /** Every database binding (DB, DB_2, …), wrapped, one plan and one count for all: a Worker's env on them. */
+  bindings: Record<string, D1Database>;
   /** Round trips attempted so far (a batch is one), failed ones included. */
   readonly calls: number;
   /** Faults injected so far, by kind. */
@@ -36,8 +40,12 @@ export function faultyD1(plan: (call: number) => Fault | undefined): FaultyD1 {
     return result;
   }
 
+  const bindings = Object.fromEntries(
+    readDatabases(env).map((db, i) => [i === 0 ? 'DB' : `DB_${i + 1}`, wrapD1(db, { statement: roundTrip, batch: (run) => roundTrip(run) })]),
+  );
   return {
-    db: wrapD1(env.DB, { statement: roundTrip, batch: (run) => roundTrip(run) }),
+    db: bindings.DB!,
+    bindings,
     get calls() {
       return state.calls;
     },

@@ -1,5 +1,5 @@
 // One request through the Worker's own fetch (as deployed: test/worker-entry.ts) with its D1
-// binding swapped for a wrapped one (faulty-d1.ts), its waitUntil work awaited: for the fault
+// bindings swapped for wrapped ones (faulty-d1.ts), its waitUntil work awaited: for the fault
 // tests and for counting the round trips a request makes.
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
@@ -21,7 +21,7 @@ export async function sendOn(d1: FaultyD1, key: string, method: string, path: st
     (init.headers as Record<string, string>)['Content-Type'] = 'application/json';
   }
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(BASE + path, init) as Request<unknown, IncomingRequestCfProperties>, { ...env, DB: d1.db }, ctx);
+  const res = await worker.fetch(new Request(BASE + path, init) as Request<unknown, IncomingRequestCfProperties>, { ...env, ...d1.bindings }, ctx);
   const text = await res.text();
   await waitOnExecutionContext(ctx);
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
