@@ -3,6 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, admin, api, createAccount, createAccountWithKey, createKey, uniqueEmail } from './helpers/api.ts';
 import { expectProblem, expectUnauthorized, freshAddress, sha256HexOf, snapshot, TIMESTAMP } from './helpers/contract.ts';
+import { everyDb } from './helpers/databases.ts';
 
 const KEY_FIELDS = ['created_at', 'expires_at', 'id', 'last_used_at', 'name', 'prefix', 'revoked_at', 'scope'];
 
@@ -18,7 +19,7 @@ describe('POST /admin/accounts', () => {
     expect(Number.isInteger(res.body.id)).toBe(true);
     expect(res.body.created_at).toMatch(TIMESTAMP);
     expect(Date.parse(res.body.created_at)).toBeGreaterThanOrEqual(before - 1000);
-    const row = await env.DB.prepare('SELECT name, email FROM accounts WHERE id = ?').bind(res.body.id).first();
+    const row = await everyDb.prepare('SELECT name, email FROM accounts WHERE id = ?').bind(res.body.id).first();
     expect(row).toEqual({ name: 'Acme Benefits Lab', email });
   });
 

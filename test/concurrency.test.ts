@@ -6,10 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { api, env, scenarioData, type Reply } from './helpers/api.ts';
 import { expectProblem } from './helpers/contract.ts';
 import { accountWithKeys, KeyRing } from './helpers/fuzz.ts';
+import { everyDb } from './helpers/databases.ts';
 
 /** The scenario's row in D1: the version and the stored data. */
 async function row(token: string): Promise<{ version: number; scenario_data: string } | null> {
-  return env.DB.prepare('SELECT version, scenario_data FROM scenarios WHERE token = ?').bind(token).first();
+  return everyDb.prepare('SELECT version, scenario_data FROM scenarios WHERE token = ?').bind(token).first();
 }
 
 async function createOne(ring: KeyRing): Promise<string> {
@@ -161,8 +162,7 @@ describe('Idempotency-Key', () => {
   }
 
   async function scenariosOf(accountId: number): Promise<number> {
-    const r = await env.DB.prepare('SELECT COUNT(*) AS n FROM scenarios WHERE account_id = ?').bind(accountId).first<{ n: number }>();
-    return r!.n;
+    return everyDb.count('SELECT COUNT(*) AS n FROM scenarios WHERE account_id = ?', accountId);
   }
 
   it('20 concurrent creates with one key: one scenario, identical replies (apart from chart_img) or 409', async () => {

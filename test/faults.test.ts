@@ -7,12 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { createAccountWithKey, createScenario, scenarioData } from './helpers/api.ts';
 import { faultyD1, seededRandom, type Fault } from './helpers/faulty-d1.ts';
 import { sendOn, type WorkerReply as Reply } from './helpers/worker-on.ts';
+import { everyDb } from './helpers/databases.ts';
 
 /** A D1 whose first round trip fails as given, and every later one succeeds. */
 const failingFirst = (fault: Fault) => faultyD1((n) => (n === 1 ? fault : undefined));
 
 async function rowsOf(accountId: number) {
-  const { results } = await env.DB.prepare('select token, version, scenario_data from scenarios where account_id = ? order by id').bind(accountId).all<{
+  const { results } = await everyDb.prepare('select token, version, scenario_data from scenarios where account_id = ? order by id').bind(accountId).all<{
     token: string;
     version: number;
     scenario_data: string;
@@ -86,7 +87,7 @@ describe.each(['before', 'after'] as const)('a round trip that fails %s it commi
     const [row] = await rowsOf(account.id);
     expect(row?.version).toBe(3);
     expect(JSON.parse(row!.scenario_data).sub_division).toBe(1);
-    const { results } = await env.DB.prepare('select version from scenario_revisions where scenario_id = (select id from scenarios where token = ?) order by version')
+    const { results } = await everyDb.prepare('select version from scenario_revisions where scenario_id = (select id from scenarios where token = ?) order by version')
       .bind(token)
       .all<{ version: number }>();
     expect(results.map((r) => r.version)).toEqual([1, 2, 3]);

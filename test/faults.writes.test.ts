@@ -14,6 +14,8 @@ import { sendOn } from './helpers/worker-on.ts';
 import { consumeWebhookBatch } from '../src/webhooks/delivery.ts';
 import { keyRing, openSecret } from '../src/webhooks/secret-box.ts';
 import type { WebhookMessage } from '../src/webhooks/queue.ts';
+import { everyDb } from './helpers/databases.ts';
+import { databaseOfId } from '../src/db/databases.ts';
 
 const RUNS = 40;
 const random = seededRandom(20261123);
@@ -58,7 +60,7 @@ async function send(path: string, key: string, method: string, url: string, body
 
 /** The secret an endpoint row holds now (current and previous), opened with the test key. */
 async function storedSecrets(endpointId: string) {
-  const row = await env.DB.prepare('select secret, secret_key_id, previous_secret, previous_secret_key_id from webhook_endpoints where id = ?')
+  const row = await everyDb.prepare('select secret, secret_key_id, previous_secret, previous_secret_key_id from webhook_endpoints where id = ?')
     .bind(endpointId)
     .first<{ secret: string; secret_key_id: string | null; previous_secret: string | null; previous_secret_key_id: string | null }>();
   if (!row) return null;
@@ -69,7 +71,7 @@ async function storedSecrets(endpointId: string) {
   };
 }
 
-const count = async (sql: string, ...values: unknown[]) => (await env.DB.prepare(sql).bind(...values).first<{ n: number }>())!.n;
+const count = (sql: string, ...values: unknown[]) => everyDb.count(sql, ...values);
 
 afterAll(() => {
   for (const [path, t] of tallies) {
@@ -120,11 +122,11 @@ describe(`every other write, ${RUNS} times each, a quarter of round trips failin
     const { key } = await createAccountWithKey();
     const { id } = await registerEndpoint(key, 'https://hooks.example.com/enabled');
     for (let i = 0; i < RUNS; i++) {
-      await env.DB.prepare("update webhook_endpoints set status = 'disabled', failing_since = 1 where id = ?").bind(id).run();
+      await everyDb.prepare("update webhook_endpoints set status = 'disabled', failing_since = 1 where id = ?").bind(id).run();
       const res = await send('endpoint enable', key, 'POST', `/webhook_endpoints/${id}/enable`);
       expect(res.status).toBe(200);
       expect(res.body.status).toBe('enabled');
-      expect(await env.DB.prepare('select status, failing_since from webhook_endpoints where id = ?').bind(id).first()).toEqual({ status: 'enabled', failing_since: null });
+      expect(await everyDb.prepare('select status, failing_since from webhook_endpoints where id = ?').bind(id).first()).toEqual({ status: 'enabled', failing_since: null });
     }
   });
 
@@ -133,7 +135,7 @@ describe(`every other write, ${RUNS} times each, a quarter of round trips failin
       const email = `faults-${i}-${crypto.randomUUID()}@example.com`;
       const res = await send('account create', ADMIN_TOKEN, 'POST', '/admin/accounts', { name: `Faults ${i}`, email });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
-      const rows = await env.DB.prepare('select id from accounts where email = ?').bind(email).all<{ id: number }>();
+      const rows = await everyDb.prepare('select id from accounts where email = ?').bind(email).all<{ id: number }>();
       expect(rows.results).toEqual([{ id: res.body.id }]);
     }
     // A different request with a taken address is still a 409.
@@ -159,19 +161,19 @@ describe(`every other write, ${RUNS} times each, a quarter of round trips failin
       const { id } = await createKey(account.id);
       const res = await send('key revoke', ADMIN_TOKEN, 'DELETE', `/admin/keys/${id}`);
       expect(res.status).toBe(200);
-      const row = await env.DB.prepare('select revoked_at from api_keys where id = ?').bind(id).first<{ revoked_at: number }>();
+      const row = await everyDb.prepare('select revoked_at from api_keys where id = ?').bind(id).first<{ revoked_at: number }>();
       expect(res.body.revoked_at).not.toBeNull();
       expect(new Date(res.body.revoked_at).getTime()).toBe(row!.revoked_at);
     }
   });
 
   it('delivery log: one attempt row per attempt, however often recording it is retried', async () => {
-    const { key } = await createAccountWithKey();
+    const { account, key } = await createAccountWithKey();
     const name = receiverName();
     await createScenario(key);
     // Registered after the event: the queue's own fan-out leaves it out, so only this test's messages reach it.
     const endpoint = await registerEndpoint(key, hookUrl(name, 'fail=all&status=503'));
-    const { id: eventId } = (await env.DB.prepare('select e.id from events e join webhook_endpoints w on w.account_id = e.account_id where w.id = ?').bind(endpoint.id).first<{ id: string }>())!;
+    const { id: eventId } = (await everyDb.prepare('select e.id from events e join webhook_endpoints w on w.account_id = e.account_id where w.id = ?').bind(endpoint.id).first<{ id: string }>())!;
     // The consumer as the queue runs it, on a faulty D1: each message is an attempt of its own.
     for (let attempt = 1; attempt <= RUNS; attempt++) {
       const { d1, done } = faulty('delivery log');
@@ -180,7 +182,7 @@ describe(`every other write, ${RUNS} times each, a quarter of round trips failin
         id: `faults-${endpoint.id}`,
         attempts: attempt,
         timestamp: new Date(),
-        body: { kind: 'delivery', eventId, endpointId: endpoint.id } as WebhookMessage,
+        body: { kind: 'delivery', database: databaseOfId(account.id), eventId, endpointId: endpoint.id } as WebhookMessage,
         ack: () => void (outcome = 'ack'),
         retry: () => void (outcome = 'retry'),
       };
@@ -188,7 +190,7 @@ describe(`every other write, ${RUNS} times each, a quarter of round trips failin
       done(outcome);
       expect(outcome).toBe('retry');
     }
-    const rows = await env.DB.prepare('select attempt, attempt_key from webhook_deliveries where endpoint_id = ? order by attempt').bind(endpoint.id).all<{ attempt: number; attempt_key: string }>();
+    const rows = await everyDb.prepare('select attempt, attempt_key from webhook_deliveries where endpoint_id = ? order by attempt').bind(endpoint.id).all<{ attempt: number; attempt_key: string }>();
     // Attempts numbered 1..n without a gap or a repeat, one per queue attempt, each key once.
     expect(rows.results.map((r) => r.attempt)).toEqual(Array.from({ length: RUNS }, (_, i) => i + 1));
     expect(new Set(rows.results.map((r) => r.attempt_key)).size).toBe(RUNS);

@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { api, createKey, env, send, type Reply } from './helpers/api.ts';
 import { expectProblem } from './helpers/contract.ts';
 import { accountRows, accountWithKeys, inPool, KeyRing, reportable, StatusTally, validScenarioData } from './helpers/fuzz.ts';
+import { everyDb } from './helpers/databases.ts';
 
 const RUNS = 200;
 const VICTIM_SCENARIOS = 30;
@@ -206,7 +207,7 @@ describe('a second account with the first account’s tokens', () => {
           expect(res.text).not.toContain(v.token);
           if (res.headers.get('Idempotent-Replayed') === 'true') expect(bItems.has(token), 'a replay of B’s own create').toBe(true);
           else {
-            const row = await env.DB.prepare('SELECT id, account_id FROM scenarios WHERE token = ?').bind(token).first<{ id: number; account_id: number }>();
+            const row = await everyDb.prepare('SELECT id, account_id FROM scenarios WHERE token = ?').bind(token).first<{ id: number; account_id: number }>();
             expect(row?.account_id).toBe(B.accountId);
             bItems.set(token, row!.id);
           }

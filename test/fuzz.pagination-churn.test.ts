@@ -6,8 +6,9 @@
 // created or deleted").
 import { fc, test } from '@fast-check/vitest';
 import { afterAll, describe, expect } from 'vitest';
-import { api, env } from './helpers/api.ts';
+import { api, dbOf, env } from './helpers/api.ts';
 import { accountWithKeys, inPool, KeyRing, StatusTally } from './helpers/fuzz.ts';
+import { everyDb } from './helpers/databases.ts';
 
 const RUNS = 80;
 
@@ -62,10 +63,10 @@ describe('pagination while the account changes', () => {
       const anchor = await create(2000);
       const known = new Set<string>([anchor]);
       for (const token of await inPool(Array.from({ length: initial }), 4, (_, i) => create(2001 + i))) known.add(token);
-      const anchorId = (await env.DB.prepare('SELECT id FROM scenarios WHERE token = ?').bind(anchor).first<{ id: number }>())!.id;
+      const anchorId = (await dbOf(ring.accountId).prepare('SELECT id FROM scenarios WHERE token = ?').bind(anchor).first<{ id: number }>())!.id;
 
       // What exists when the walk starts, straight from D1.
-      const { results } = await env.DB.prepare('SELECT token FROM scenarios WHERE account_id = ?').bind(ring.accountId).all<{ token: string }>();
+      const { results } = await everyDb.prepare('SELECT token FROM scenarios WHERE account_id = ?').bind(ring.accountId).all<{ token: string }>();
       const atStart = new Set(results.map((r) => r.token));
       expect(atStart).toEqual(known);
       const live = [...atStart].filter((t) => t !== anchor);

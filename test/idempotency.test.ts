@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import worker from '../src/index.ts';
 import { api, createAccountWithKey, scenarioData } from './helpers/api.ts';
 import { expectProblem, snapshot } from './helpers/contract.ts';
+import { everyDb } from './helpers/databases.ts';
 
 const create = (key: string, idempotencyKey: string, data: Record<string, unknown> = scenarioData()) =>
   api(key).post('/scenarios', { scenarioData: data }, { 'Idempotency-Key': idempotencyKey });
@@ -119,7 +120,7 @@ describe('Idempotency-Key on POST /scenarios', () => {
     expect(new Set(created.map((r) => r.body.data.scenario.token)).size).toBe(1);
     expect(created.filter((r) => r.headers.get('Idempotent-Replayed') === null).length).toBeLessThanOrEqual(1);
     expect(await count(key)).toBe(1);
-    const records = await env.DB.prepare("SELECT count(*) AS n FROM idempotency_records WHERE key = 'concurrent'").first<{ n: number }>();
+    const records = { n: await everyDb.count("SELECT count(*) AS n FROM idempotency_records WHERE key = 'concurrent'") };
     expect(records?.n).toBe(1);
   });
 
@@ -140,13 +141,13 @@ describe('the scheduled clean-up', () => {
     const old = await create(key, 'old');
     const young = await create(key, 'young');
     const setAge = (k: string, ms: number) =>
-      env.DB.prepare('UPDATE idempotency_records SET created_at = ? WHERE account_id = ? AND key = ?').bind(Date.now() - ms, account.id, k).run();
+      everyDb.prepare('UPDATE idempotency_records SET created_at = ? WHERE account_id = ? AND key = ?').bind(Date.now() - ms, account.id, k).run();
     await setAge('old', 24 * HOUR + 60_000);
     await setAge('young', 23 * HOUR);
 
     await runCron();
 
-    const { results } = await env.DB.prepare('SELECT key FROM idempotency_records WHERE account_id = ?').bind(account.id).all<{ key: string }>();
+    const { results } = await everyDb.prepare('SELECT key FROM idempotency_records WHERE account_id = ?').bind(account.id).all<{ key: string }>();
     expect(results.map((r) => r.key)).toEqual(['young']);
     // The scenarios themselves stay; only the old key's memory is gone.
     expect(await count(key)).toBe(2);
@@ -161,13 +162,13 @@ describe('the scheduled clean-up', () => {
   it('through the Worker’s own scheduled entry point as well', async () => {
     const { account, key } = await createAccountWithKey();
     await create(key, 'via-fetcher');
-    await env.DB.prepare('UPDATE idempotency_records SET created_at = ? WHERE account_id = ?').bind(Date.now() - 25 * HOUR, account.id).run();
+    await everyDb.prepare('UPDATE idempotency_records SET created_at = ? WHERE account_id = ?').bind(Date.now() - 25 * HOUR, account.id).run();
     const { exports } = await import('cloudflare:workers');
     // Not in the Fetcher type, but workerd's loopback to the Worker has it.
     const fetcher = exports.default as unknown as { scheduled?: (options: { cron: string }) => Promise<unknown> };
     expect(typeof fetcher.scheduled).toBe('function');
     await fetcher.scheduled!({ cron: '17 * * * *' });
-    const left = await env.DB.prepare('SELECT count(*) AS n FROM idempotency_records WHERE account_id = ?').bind(account.id).first<{ n: number }>();
+    const left = { n: await everyDb.count('SELECT count(*) AS n FROM idempotency_records WHERE account_id = ?', account.id) };
     expect(left?.n).toBe(0);
   });
 });

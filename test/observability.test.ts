@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { captureLogs } from './helpers/logs.ts';
 import { ADMIN_TOKEN, admin, api, createAccountWithKey, createScenario, env, scenarioData } from './helpers/api.ts';
 import { expectProblem, flipLastChar, freshAddress } from './helpers/contract.ts';
+import { everyDb } from './helpers/databases.ts';
 
 const lines = captureLogs();
 
@@ -49,7 +50,7 @@ describe('unexpected errors', () => {
     // Damage the stored JSON behind the service's back: reading it now fails inside the handler.
     // JSON5, which SQLite's JSON functions read (the year column and the program triggers refuse
     // malformed text: docs/decisions.md, "Finding and exporting scenarios") and JSON.parse does not.
-    await env.DB.prepare('UPDATE scenarios SET scenario_data = ? WHERE token = ?').bind("{not: 'json'}", token).run();
+    await everyDb.prepare('UPDATE scenarios SET scenario_data = ? WHERE token = ?').bind("{not: 'json'}", token).run();
     const res = await api(key).get(`/scenarios/${token}`);
     expectProblem(res, 500, 'internal_error');
     expect(res.text).not.toMatch(/SyntaxError|at |\.ts|not: 'json'|scenario_data|SELECT/);

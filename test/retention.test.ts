@@ -4,12 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { readConfig } from '../src/env.ts';
 import { expiredAt } from '../src/scenarios/retention.ts';
 import { api, createAccountWithKey, createScenario, env, scenarioData } from './helpers/api.ts';
+import { everyDb } from './helpers/databases.ts';
 
 const DAY = 86_400_000;
 
 async function backdate(token: string, days: number): Promise<number> {
   const updatedAt = Date.now() - days * DAY;
-  await env.DB.prepare('UPDATE scenarios SET updated_at = ? WHERE token = ?').bind(updatedAt, token).run();
+  await everyDb.prepare('UPDATE scenarios SET updated_at = ? WHERE token = ?').bind(updatedAt, token).run();
   return updatedAt;
 }
 

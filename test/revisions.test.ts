@@ -5,9 +5,10 @@
 import { fc, test } from '@fast-check/vitest';
 import { applyPatch, deepClone } from 'fast-json-patch';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { api, createAccountWithKey, createKey, createScenario, env, scenarioData } from './helpers/api.ts';
+import { api, createAccountWithKey, createKey, createScenario, dbOf, env, scenarioData } from './helpers/api.ts';
 import { expectProblem, TIMESTAMP } from './helpers/scenarios.ts';
 import { validScenarioData } from './helpers/fuzz.ts';
+import { everyDb } from './helpers/databases.ts';
 
 let key: string;
 let accountId: number;
@@ -43,12 +44,7 @@ async function revisions(token: string, query = '', k = key) {
 const versionsOf = (page: { data: any[] }) => page.data.map((r) => r.version);
 
 async function storedRevisionCount(token: string): Promise<number> {
-  const row = await env.DB.prepare(
-    'select count(*) as n from scenario_revisions where scenario_id = (select id from scenarios where token = ?)',
-  )
-    .bind(token)
-    .first<{ n: number }>();
-  return row?.n ?? 0;
+  return everyDb.count('select count(*) as n from scenario_revisions where scenario_id = (select id from scenarios where token = ?)', token);
 }
 
 describe('recording', () => {
@@ -186,7 +182,7 @@ describe('restore', () => {
   it('records a scenario.saved event in the same batch', async () => {
     const token = await withVersions(1);
     await api(key).post(`/scenarios/${token}/revisions/1/restore`);
-    const events = await env.DB.prepare('select type, version from events where token = ? order by seq').bind(token).all();
+    const events = await everyDb.prepare('select type, version from events where token = ? order by seq').bind(token).all();
     expect(events.results).toEqual([
       { type: 'scenario.created', version: 1 },
       { type: 'scenario.saved', version: 2 },
@@ -240,9 +236,11 @@ describe('delete and isolation', () => {
   it('delete removes every revision with the scenario', async () => {
     const token = await withVersions(3);
     expect(await storedRevisionCount(token)).toBe(4);
-    const row = await env.DB.prepare('select id from scenarios where token = ?').bind(token).first<{ id: number }>();
+    // Scenario ids are numbered per database: ask the account's own.
+    const db = dbOf(accountId);
+    const row = await db.prepare('select id from scenarios where token = ?').bind(token).first<{ id: number }>();
     expect((await api(key).delete(`/scenarios/${token}`)).status).toBe(200);
-    const left = await env.DB.prepare('select count(*) as n from scenario_revisions where scenario_id = ?').bind(row?.id).first<{ n: number }>();
+    const left = await db.prepare('select count(*) as n from scenario_revisions where scenario_id = ?').bind(row?.id).first<{ n: number }>();
     expect(left?.n).toBe(0);
     expectProblem(await api(key).get(`/scenarios/${token}/revisions`), 404, 'not_found');
     expectProblem(await api(key).get(`/scenarios/${token}/revisions/1`), 404, 'not_found');

@@ -1,7 +1,8 @@
 // GET /scenarios: newest first, limit 1–100 (default 10), keyset cursors starting_after and
 // endding_before (ending_before too), has_more, and tenant isolation.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { api, createAccountWithKey, createKey, createScenario, scenarioData } from './helpers/api.ts';
+import { databaseOfId } from '../src/db/databases.ts';
+import { api, createAccountWithKey, createAccountWithKeyOn, createKey, createScenario, scenarioData } from './helpers/api.ts';
 import { expectProblem, listAll } from './helpers/scenarios.ts';
 
 let key: string;
@@ -209,7 +210,8 @@ describe('cursors that name no item of the caller', () => {
   });
 
   it("pages the caller's own items from another account's id", async () => {
-    const other = await createAccountWithKey();
+    // On the caller's database, where scenario ids interleave (each database numbers its own).
+    const other = await createAccountWithKeyOn(databaseOfId(accountId));
     const mine1 = (await createScenario(key)).token;
     const theirs1 = (await createScenario(other.key)).token;
     const mine2 = (await createScenario(key)).token;

@@ -14,8 +14,9 @@ import { retryDelaySeconds } from '../src/webhooks/queue.ts';
 import { createScenario as createScenarioDirectly, newEventId } from '../src/scenarios/workflows.ts';
 import { ScenarioDataInputSchema } from '../src/scenarios/schema.ts';
 import worker from './worker-entry.ts';
-import { api, createAccountWithKey, createScenario, scenarioData } from './helpers/api.ts';
+import { api, createAccountWithKey, createScenario, dbOf, scenarioData } from './helpers/api.ts';
 import { eventually, hookUrl, received, receiverName, registerEndpoint, verified } from './helpers/webhooks.ts';
+import { everyDb } from './helpers/databases.ts';
 
 type Attempt = { id: number; event_id: string; attempt: number; status: number | null; error: string | null; dead_lettered: boolean };
 
@@ -167,7 +168,7 @@ describe('webhook delivery', { timeout: 30_000 }, () => {
   });
 
   it('the cron queues an event whose change committed but was never queued', async () => {
-    const { key } = await createAccountWithKey();
+    const { account, key } = await createAccountWithKey();
     const name = receiverName();
     const endpoint = await registerEndpoint(key, hookUrl(name));
     // The change made as a request makes it, minus the route's queue send: as if the Worker stopped
@@ -175,16 +176,16 @@ describe('webhook delivery', { timeout: 30_000 }, () => {
     const eventId = newEventId();
     const input = ScenarioDataInputSchema.parse(scenarioData());
     const keyCheck = { keyHash: await hashApiKey(key), now: Date.now(), address: 'cron-test' };
-    await createScenarioDirectly(keyed(env.DB, keyCheck, 'write'), input, eventId);
+    await createScenarioDirectly(keyed(dbOf(account.id), keyCheck, 'write'), input, eventId);
     await sleep(1500);
     expect(await received(name)).toEqual([]);
     // A minute later (the grace period), the two-minute cron finds it unmarked.
-    await env.DB.prepare('update events set created_at = created_at - 61000 where id = ?').bind(eventId).run();
-    await env.DB.prepare('update webhook_endpoints set created_at = created_at - 61000 where id = ?').bind(endpoint.id).run();
+    await everyDb.prepare('update events set created_at = created_at - 61000 where id = ?').bind(eventId).run();
+    await everyDb.prepare('update webhook_endpoints set created_at = created_at - 61000 where id = ?').bind(endpoint.id).run();
     await worker.scheduled(createScheduledController({ cron: '*/2 * * * *', scheduledTime: Date.now() }), env);
     const got = await eventually(() => received(name), (list) => list.length >= 1);
     expect(verified(got[0]!, endpoint.secret).id).toBe(eventId);
-    const marked = await env.DB.prepare('select dispatched_at from events where id = ?').bind(eventId).first<{ dispatched_at: number | null }>();
+    const marked = await everyDb.prepare('select dispatched_at from events where id = ?').bind(eventId).first<{ dispatched_at: number | null }>();
     expect(marked?.dispatched_at).not.toBeNull();
   });
 

@@ -13,14 +13,15 @@ import { resealSecrets } from '../src/webhooks/reseal.ts';
 import { checkWebhookUrl } from '../src/webhooks/url-rules.ts';
 import { DISABLE_AFTER_FAILING_MS } from '../src/webhooks/limits.ts';
 import worker from './worker-entry.ts';
-import { api, createAccountWithKey, createKey, createScenario } from './helpers/api.ts';
+import { api, createAccountWithKey, createKey, createScenario, dbOf } from './helpers/api.ts';
 import { checkAgainstDocument } from './helpers/openapi-check.ts';
 import { eventually, hookUrl, received, receiverName, registerEndpoint, verified } from './helpers/webhooks.ts';
+import { everyDb } from './helpers/databases.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function endpointRow(id: string) {
-  return env.DB.prepare('select * from webhook_endpoints where id = ?').bind(id).first<Record<string, string | number | null>>();
+  return everyDb.prepare('select * from webhook_endpoints where id = ?').bind(id).first<Record<string, string | number | null>>();
 }
 
 /** The hostnames of the finding, each with every trailing dot a resolver may forgive. */
@@ -116,7 +117,7 @@ describe('secrets at rest', () => {
       expect(res.status, path).toBe(500);
       expect(await res.text()).toContain('WEBHOOK_SECRET_KEYS');
     }
-    const rows = await env.DB.prepare('select id from webhook_endpoints where account_id = ?').bind(account.id).all();
+    const rows = await everyDb.prepare('select id from webhook_endpoints where account_id = ?').bind(account.id).all();
     expect(rows.results).toEqual([{ id: endpoint.id }]);
     const ring = await keyRing(env.WEBHOOK_SECRET_KEYS);
     expect(await openSecret(ring, endpoint.id, { keyId: 'test1', sealed: String((await endpointRow(endpoint.id))!.secret) })).toBe(endpoint.secret);
@@ -127,7 +128,7 @@ describe('secrets at rest', () => {
     const name = receiverName();
     const secret = newWebhookSecret();
     const id = `we_${crypto.randomUUID().replaceAll('-', '')}`;
-    await env.DB.prepare(
+    await dbOf(account.id).prepare(
       "insert into webhook_endpoints (id, account_id, url, event_types, description, secret, created_at) values (?, ?, ?, '[\"scenario.created\"]', null, ?, ?)",
     )
       .bind(id, account.id, hookUrl(name), secret, Date.now() - 1000)
@@ -156,14 +157,14 @@ describe('secrets at rest', () => {
     const sealed = await sealSecret(old, id, secret);
     const sealedPrevious = await sealSecret(old, id, previous);
     expect(sealed.keyId).toBe('retiring');
-    await env.DB.prepare(
+    await dbOf(account.id).prepare(
       `insert into webhook_endpoints (id, account_id, url, event_types, secret, secret_key_id, previous_secret, previous_secret_key_id, previous_secret_expires_at, created_at)
        values (?, ?, 'https://hooks.example.com/r', '["scenario.saved"]', ?, ?, ?, ?, ?, ?)`,
     )
       .bind(id, account.id, sealed.sealed, sealed.keyId, sealedPrevious.sealed, sealedPrevious.keyId, Date.now() + 3_600_000, Date.now())
       .run();
     // "test1" first again, "retiring" still listed: the cron's re-seal moves the row to test1.
-    await resealSecrets(env.DB, `${env.WEBHOOK_SECRET_KEYS},${retiring}`, Date.now());
+    await resealSecrets(dbOf(account.id), `${env.WEBHOOK_SECRET_KEYS},${retiring}`, Date.now());
     const row = (await endpointRow(id))!;
     expect([row.secret_key_id, row.previous_secret_key_id]).toEqual(['test1', 'test1']);
     expect(await openSecret(ring, id, { keyId: 'test1', sealed: String(row.secret) })).toBe(secret);
@@ -216,7 +217,7 @@ describe('rotating a secret', { timeout: 30_000 }, () => {
     const res = await api(key).send('POST', `/webhook_endpoints/${endpoint.id}/rotate_secret`);
     expect(res.status).toBe(200);
     expect(Math.abs(new Date(res.body.previous_secret_expires_at).getTime() - (Date.now() + 86_400_000))).toBeLessThan(60_000);
-    await env.DB.prepare('update webhook_endpoints set previous_secret_expires_at = ? where id = ?').bind(Date.now() - 1, endpoint.id).run();
+    await everyDb.prepare('update webhook_endpoints set previous_secret_expires_at = ? where id = ?').bind(Date.now() - 1, endpoint.id).run();
     await createScenario(key);
     const [delivery] = await eventually(() => received(name), (list) => list.length >= 1);
     expect(delivery!.headers['webhook-signature']!.split(' ')).toHaveLength(1);
@@ -258,7 +259,7 @@ describe('failing endpoints', { timeout: 30_000 }, () => {
     const name = receiverName();
     const endpoint = await registerEndpoint(key, hookUrl(name, 'fail=1'));
     // Failing for almost 3 days: the next failure is past the limit.
-    await env.DB.prepare('update webhook_endpoints set failing_since = ? where id = ?').bind(Date.now() - DISABLE_AFTER_FAILING_MS + 500, endpoint.id).run();
+    await everyDb.prepare('update webhook_endpoints set failing_since = ? where id = ?').bind(Date.now() - DISABLE_AFTER_FAILING_MS + 500, endpoint.id).run();
     await sleep(600);
     await createScenario(key);
     await eventually(() => received(name), (list) => list.length >= 1);
@@ -298,7 +299,7 @@ describe("the consumer delivers only to endpoints of the event's account", { tim
     const name = receiverName();
     const foreign = await registerEndpoint(b.key, hookUrl(name));
     await createScenario(a.key);
-    const event = (await env.DB.prepare('select id from events where account_id = ?').bind(a.account.id).first<{ id: string }>())!;
+    const event = (await everyDb.prepare('select id from events where account_id = ?').bind(a.account.id).first<{ id: string }>())!;
     await env.WEBHOOK_QUEUE.send({ kind: 'delivery', eventId: event.id, endpointId: foreign.id });
     // Its own account's delivery, sent after, arrives: the queue has moved past the foreign one.
     await createScenario(b.key);
@@ -306,7 +307,7 @@ describe("the consumer delivers only to endpoints of the event's account", { tim
     await sleep(1500);
     expect((await received(name)).map((d) => JSON.parse(d.body).id)).not.toContain(event.id);
     expect(got.every((d) => JSON.parse(d.body).id !== event.id)).toBe(true);
-    const attempts = await env.DB.prepare('select count(*) as n from webhook_deliveries where endpoint_id = ? and event_id = ?').bind(foreign.id, event.id).first<{ n: number }>();
+    const attempts = { n: await everyDb.count('select count(*) as n from webhook_deliveries where endpoint_id = ? and event_id = ?', foreign.id, event.id) };
     expect(attempts!.n).toBe(0);
   });
 });

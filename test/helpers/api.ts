@@ -82,6 +82,20 @@ export async function createAccountWithKey(options: { scope?: 'read' | 'read_wri
   return { account, key: key.key, keyId: key.id };
 }
 
+/**
+ * A fresh account with one read_write key on database `database` (its index; 0 is DB): new
+ * accounts go to the database with the fewest, so a few tries reach any bound one.
+ */
+export async function createAccountWithKeyOn(database: number, options: { scope?: 'read' | 'read_write' } = {}) {
+  for (let tries = 0; tries <= 2 * readDatabases(env).length; tries++) {
+    const account = await createAccount();
+    if (databaseOfId(account.id) !== database) continue;
+    const key = await createKey(account.id, options);
+    return { account, key: key.key, keyId: key.id };
+  }
+  throw new Error(`createAccountWithKeyOn: no account landed on database ${database}`);
+}
+
 export function adult(overrides: Record<string, unknown> = {}) {
   return {
     age: 34,

@@ -4,6 +4,7 @@
 import { env } from 'cloudflare:workers';
 import { expect } from 'vitest';
 import type { Reply } from './api.ts';
+import { everyDb } from './databases.ts';
 
 export const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
@@ -44,7 +45,8 @@ export async function snapshot(): Promise<Record<string, unknown[]>> {
   const tables = ['accounts', 'api_keys', 'scenarios', 'idempotency_records'];
   const out: Record<string, unknown[]> = {};
   for (const table of tables) {
-    const { results } = await env.DB.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all<Record<string, unknown>>();
+    // Every database's rows, one after another (accounts are spread over them).
+    const { results } = await everyDb.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all<Record<string, unknown>>();
     out[table] = results.map(({ last_used_at: _ignored, ...rest }) => rest);
   }
   return out;
@@ -58,7 +60,7 @@ export async function everythingStored(): Promise<string> {
   expect(tables.map((t) => t.name)).toContain('api_keys');
   let text = '';
   for (const { name } of tables) {
-    const { results } = await env.DB.prepare(`SELECT * FROM "${name}"`).all();
+    const { results } = await everyDb.prepare(`SELECT * FROM "${name}"`).all();
     text += JSON.stringify(results);
   }
   return text;

@@ -4,7 +4,7 @@
 // concurrency, and the rows of one account straight from D1 (to prove a refusal changed nothing).
 import { env } from 'cloudflare:workers';
 import { fc } from '@fast-check/vitest';
-import { createAccount, createKey } from './api.ts';
+import { createAccount, createKey, dbOf } from './api.ts';
 import { SPEC_PROGRAMS } from './scenarios.ts';
 
 /** FIPS codes of the 50 states and DC. */
@@ -251,9 +251,10 @@ export async function inPool<T, R>(items: readonly T[], concurrency: number, fn:
 
 /** Every stored row of one account (scenarios and idempotency records), straight from D1. */
 export async function accountRows(accountId: number): Promise<{ scenarios: unknown[]; idempotency: unknown[] }> {
-  const [scenarios, idempotency] = await env.DB.batch([
-    env.DB.prepare('SELECT * FROM scenarios WHERE account_id = ? ORDER BY id').bind(accountId),
-    env.DB.prepare('SELECT * FROM idempotency_records WHERE account_id = ? ORDER BY key').bind(accountId),
+  const db = dbOf(accountId);
+  const [scenarios, idempotency] = await db.batch([
+    db.prepare('SELECT * FROM scenarios WHERE account_id = ? ORDER BY id').bind(accountId),
+    db.prepare('SELECT * FROM idempotency_records WHERE account_id = ? ORDER BY key').bind(accountId),
   ]);
   return { scenarios: scenarios?.results ?? [], idempotency: idempotency?.results ?? [] };
 }
