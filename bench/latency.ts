@@ -1,9 +1,10 @@
 // npm run bench:latency: how many D1 round trips each endpoint makes its caller wait for. The
-// service's deployed bundle is served with its D1 binding behind a proxy that adds a fixed delay
+// service's deployed bundle is served with three D1 databases (DB, DB_2, DB_3, as npm start and the
+// tests run; the measured account is on the third), each behind a proxy that adds a fixed delay
 // per round trip (bench/latency/), once with no delay and once with BENCH_LATENCY_DELAY_MS (50);
 // requests go one at a time (c=1), alternating between the two servers, and the table gives
 // p50/p90 at each delay and the effective sequential round trips, (p50 delayed − p50 at 0) / delay.
-// It knows the service only by its HTTP API, its D1 binding and its migrations: accounts and keys
+// It knows the service only by its HTTP API, its D1 bindings and its migrations: accounts and keys
 // come from the admin API, scenarios from POST /scenarios. See bench/README.md.
 import { randomUUID } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
@@ -11,9 +12,13 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import { bundleOurs } from './lib/bundle.ts';
+import { databaseOfId } from '../src/db/databases.ts';
 import { applyMigrations } from './lib/migrations.ts';
 import { median } from './lib/report.ts';
-import { BINDINGS, startServer, type Server } from './lib/server.ts';
+import { BINDINGS, databaseBindings, startServer, type Server } from './lib/server.ts';
+
+/** Databases the Worker is served with; the measured account is on the last. */
+const DATABASES = 3;
 
 const OUT = 'bench/.out';
 const env = process.env;
@@ -114,13 +119,21 @@ async function startSite([scriptPath, ...modules]: string[], delay: number): Pro
   const stateDir = join(STATE_ROOT, `delay-${delay}`);
   rmSync(stateDir, { recursive: true, force: true });
   mkdirSync(stateDir, { recursive: true });
-  const server = await startServer({ scriptPath, modules, stateDir, bindings: { BENCH_D1_DELAY_MS: String(delay) } });
+  // Three databases, as `npm start` and the tests run: the account measured is the third one
+  // made, so it lands on the third database (new accounts go to the one with the fewest), and the
+  // round trips counted are those of a key that names a database other than the first.
+  const server = await startServer({ scriptPath, modules, stateDir, databases: DATABASES, bindings: { BENCH_D1_DELAY_MS: String(delay) } });
   try {
-    await applyMigrations(await server.mf.getD1Database('DB'));
+    for (const name of databaseBindings(DATABASES)) await applyMigrations(await server.mf.getD1Database(name));
     const admin = (req: Req) => callAt(server.url, req, BINDINGS.ADMIN_TOKEN);
+    for (let i = 1; i < DATABASES; i++) {
+      expect(await admin({ method: 'POST', path: '/admin/accounts', body: { name: 'Elsewhere', email: `elsewhere-${i}@example.com` } }), 201, 'create account');
+    }
     const account = JSON.parse(
       expect(await admin({ method: 'POST', path: '/admin/accounts', body: { name: 'Latency Bench', email: 'latency@example.com' } }), 201, 'create account').text,
     ) as { id: number };
+    // Its id names its database (src/db/databases.ts): the last one, as placement promises.
+    if (databaseOfId(account.id) !== DATABASES - 1) throw new Error(`the measured account is on database ${databaseOfId(account.id)}, not ${DATABASES - 1}`);
     const created = JSON.parse(
       expect(await admin({ method: 'POST', path: `/admin/accounts/${account.id}/keys`, body: { name: 'latency', scope: 'read_write' } }), 201, 'create key').text,
     ) as { key: string };
@@ -514,7 +527,7 @@ async function main(): Promise<void> {
       `# D1 round trips per request`,
       '',
       `\`${command}\`, ${startedAt.toISOString()} – ${new Date().toISOString()}, commit ${git(['rev-parse', '--short', 'HEAD']) || '(not a git checkout)'}${dirty ? ' with uncommitted changes' : ''}, ` +
-        `node ${process.version}. The bundle of \`wrangler deploy --dry-run --minify\` on Miniflare, its D1 binding behind a proxy adding ` +
+        `node ${process.version}. The bundle of \`wrangler deploy --dry-run --minify\` on Miniflare with ${DATABASES} D1 databases (the measured account on the last), each behind a proxy adding ` +
         `0 or ${config.delay} ms per round trip (a batch is one); c=1, ${config.requests} timed requests per endpoint and delay after ${config.warmup} untimed, ` +
         `the two servers alternating. Times are the client's (Node fetch over loopback), in ms.`,
       '',

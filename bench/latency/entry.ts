@@ -1,5 +1,5 @@
-// The latency bench's Worker: the service's own default export, called with its D1 binding
-// replaced by one that pays BENCH_D1_DELAY_MS per round trip (delayed-d1.ts). Everything else —
+// The latency bench's Worker: the service's own default export, called with its D1 bindings
+// replaced by ones that pay BENCH_D1_DELAY_MS per round trip (delayed-d1.ts). Everything else —
 // the request, the other bindings, the execution context — reaches the service as it would.
 // bench/latency.ts bundles this file next to the service's deployed bundle, which it imports
 // unchanged (`../../src/index.ts` is rewritten to `./index.js`).
@@ -39,9 +39,15 @@ export default {
     const delay = Number(env.BENCH_D1_DELAY_MS ?? 0);
     const log = roundTripLog();
     const waits: Promise<unknown>[] = [];
+    // Every database the service may use (DB, DB_2, …), each behind the same delay and log.
+    const databases = Object.fromEntries(
+      Object.entries(env)
+        .filter(([name]) => /^DB(_[0-9]+)?$/.test(name))
+        .map(([name, db]) => [name, delayedD1(db as D1Database, delay, log.observe)]),
+    );
     const reply = await handler.fetch(
       request,
-      { ...env, DB: delayedD1(env.DB, delay, log.observe) },
+      { ...env, ...databases },
       trackedContext(ctx, (p) => waits.push(p)),
     );
     const at = log.atReply();

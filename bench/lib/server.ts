@@ -75,13 +75,14 @@ export function cpuTicks(pid: number): number {
  * One Worker of the bench: the bundle on a direct socket (no Miniflare entry worker, no
  * `wrangler dev` proxy), under wrangler.toml's compatibility, with D1 and the service's bindings.
  */
-export function benchWorker(scriptPath: string, port: number, { withRateLimits = true } = {}) {
+export function benchWorker(scriptPath: string, port: number, { withRateLimits = true, databases = 1 } = {}) {
   return {
     modules: true as const,
     scriptPath,
     modulesRoot: dirname(scriptPath),
     ...compatibility(),
-    d1Databases: { DB: 'bench-scenario-service' },
+    // DB, then DB_2, DB_3, … as wrangler.toml lists them (accounts are spread over them).
+    d1Databases: Object.fromEntries(databaseBindings(databases).map((name, i) => [name, i === 0 ? 'bench-scenario-service' : `bench-scenario-service-${i + 1}`])),
     // Every change hands its event to the webhook queue after the reply (no consumer here: the
     // bench measures the requests, and the baseline sends the same message).
     queueProducers: { WEBHOOK_QUEUE: { queueName: 'bench-scenario-webhooks' } },
@@ -97,6 +98,11 @@ export function benchWorker(scriptPath: string, port: number, { withRateLimits =
     bindings: BINDINGS,
     unsafeDirectSockets: [{ host: '127.0.0.1', port }],
   };
+}
+
+/** The D1 bindings of `count` databases, in the service's order: DB, DB_2, DB_3, … */
+export function databaseBindings(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => (i === 0 ? 'DB' : `DB_${i + 1}`));
 }
 
 /** The workerd process's settings: no Request.cf fetch, no observability, request logs or telemetry. */
@@ -131,6 +137,8 @@ export async function startServer(options: {
   inspectorPort?: number;
   /** More vars for the Worker, besides BINDINGS. */
   bindings?: Record<string, string>;
+  /** D1 databases to bind (DB, DB_2, …); 1 when unset. */
+  databases?: number;
   /** More ES modules that scriptPath imports (Miniflare does not follow imports), in its folder. */
   modules?: string[];
   /**
@@ -150,7 +158,7 @@ export async function startServer(options: {
         : { modules: true as const, script: options.script, scriptPath: options.scriptPath, modulesRoot };
   const mf = new Miniflare(
     convertV4MiniflareOptions({
-      ...benchWorker(options.scriptPath, port, { withRateLimits: options.withRateLimits !== false }),
+      ...benchWorker(options.scriptPath, port, { withRateLimits: options.withRateLimits !== false, databases: options.databases ?? 1 }),
       ...source,
       ...(options.bindings === undefined ? {} : { bindings: { ...BINDINGS, ...options.bindings } }),
       name: 'bench',
