@@ -1,0 +1,238 @@
+// npm run bench:capacity: write throughput as accounts spread over more D1 databases. The
+// service's deployed bundle is served with every D1 binding behind a simulated production D1
+// (bench/capacity/entry.ts): each database runs one batch at a time and a batch holds it for
+// BENCH_CAPACITY_STATEMENT_MS (1) per statement. For 1, 2, 4 and 8 databases, a fresh server gets
+// BENCH_CAPACITY_ACCOUNTS (64) accounts through the admin API (placement spreads them evenly) and
+// as many clients, one per account, each writing in a closed loop (a create, then three saves of
+// it, and again) for BENCH_CAPACITY_SECONDS (10) after a warm-up. It prints writes a second, p50
+// and p99 latency, how busy the simulated databases were, and the CPU of workerd (the Worker and
+// local D1's SQLite, read from /proc), of this client and of the whole machine, and from those
+// names the limit of each row: D1 while its databases stay busy, else the CPU. See bench/README.md.
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { build, type Plugin } from 'esbuild';
+import { databaseOfId } from '../src/db/databases.ts';
+import { bundleOurs } from './lib/bundle.ts';
+import { applyMigrations } from './lib/migrations.ts';
+import { BINDINGS, CLK_TCK, cpuTicks, databaseBindings, startServer } from './lib/server.ts';
+
+const OUT = 'bench/.out';
+const env = process.env;
+env.WRANGLER_SEND_METRICS = 'false';
+env.CLOUDFLARE_CF_FETCH_ENABLED = 'false';
+const config = {
+  databases: (env.BENCH_CAPACITY_DATABASES ?? '1,2,4,8').split(',').map(Number),
+  accounts: Number(env.BENCH_CAPACITY_ACCOUNTS ?? 64),
+  seconds: Number(env.BENCH_CAPACITY_SECONDS ?? 10),
+  warmupSeconds: Number(env.BENCH_CAPACITY_WARMUP_SECONDS ?? 2),
+  statementMs: Number(env.BENCH_CAPACITY_STATEMENT_MS ?? 1),
+};
+if (config.databases.some((n) => !Number.isInteger(n) || n < 1 || n > 13)) throw new Error('BENCH_CAPACITY_DATABASES: whole numbers from 1 to 13');
+
+const log = (line: string) => process.stderr.write(`[capacity] ${line}\n`);
+
+/** The machine's CPU time so far, in clock ticks: busy (every state but idle and iowait) and total. */
+function machineTicks(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((a, b) => a + b, 0);
+  return { busy: total - fields[3]! - (fields[4] ?? 0), total };
+}
+const CORES = availableParallelism();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The deployed bundle, and bench/capacity/entry.ts beside it importing it unchanged. */
+async function bundle(dir: string): Promise<string[]> {
+  const service = bundleOurs(dir);
+  const serviceBundle: Plugin = {
+    name: 'service-bundle',
+    setup(b) {
+      b.onResolve({ filter: /\/src\/index\.ts$/ }, () => ({ path: './index.js', external: true }));
+    },
+  };
+  await build({
+    entryPoints: ['bench/capacity/entry.ts'],
+    outfile: join(dir, 'bench-entry.js'),
+    bundle: true,
+    format: 'esm',
+    target: 'es2024',
+    platform: 'neutral',
+    plugins: [serviceBundle],
+    logLevel: 'warning',
+  });
+  return [join(dir, 'bench-entry.js'), ...service.modules.filter((m) => /\.m?js$/.test(m)).map((m) => join(dir, m))];
+}
+
+/** Two adults and two children, as bench/latency.ts sends. */
+const HOUSEHOLD = {
+  year: 2026,
+  state_id: 36,
+  programs: ['snap', 'eitc', 'ctc', 'child_care', 'medic_aid'],
+  adult: [
+    { age: 34, nickname: 'Parent A', wage_rate: '18.50', yes_or_no: 1, adult_type: 1, is_married: 1, is_veteran: 0, unemp_comp: '0', is_pregnant: 0, monthly_ssi: '0', child_support: '0', other_unearned: '0', monthly_disability: '0', soc_sec_retirement: '0', same_snap_household: 1, work_hours_per_week: '40', is_spouse_in_household: 1, same_legal_hh_fed_state: 1, training_hours_per_week: '0', aged_or_disability_income: 0 },
+    { age: 31, nickname: 'Parent B', wage_rate: '0', yes_or_no: 1, adult_type: 1, is_married: 1, is_veteran: 0, unemp_comp: '420.00', is_pregnant: 0, monthly_ssi: '0', child_support: '0', other_unearned: '0', monthly_disability: '0', soc_sec_retirement: '0', same_snap_household: 1, work_hours_per_week: '0', is_spouse_in_household: 1, same_legal_hh_fed_state: 1, training_hours_per_week: '6', aged_or_disability_income: 0 },
+  ],
+  child: [
+    { age: 7, sex: 1, caretaker: 1, in_school: 1, yes_or_no: 1, is_disabled: 0, cc_rate_category: 2, ssi_income_amount: '0', child_care_setting: 1, relation_to_caretaker: 1, same_legal_hh_fed_state: 1, purchase_and_prepare_meals_together: 1 },
+    { age: 3, sex: 2, caretaker: 1, in_school: 0, yes_or_no: 1, is_disabled: 0, cc_rate_category: 1, ssi_income_amount: '0', child_care_setting: 2, relation_to_caretaker: 1, same_legal_hh_fed_state: 1, purchase_and_prepare_meals_together: 1 },
+  ],
+};
+
+async function call(base: string, bearer: string, method: string, path: string, body: unknown): Promise<{ status: number; headers: Headers; json: any }> {
+  const res = await fetch(`${base}${path}`, { method, headers: { Authorization: `Bearer ${bearer}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+interface Row {
+  databases: number;
+  perDatabase: number[];
+  writes: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  cpuMsPerWrite: number;
+  /** workerd's CPU over the wall time (1 = one core). */
+  cpuShare: number;
+  /** This client's CPU over the wall time. */
+  clientShare: number;
+  /** The machine's busy share, all cores (1 = every core busy). */
+  machineShare: number;
+  /** The simulated databases' mean busy share (1 = always serving). */
+  d1Busy: number;
+}
+
+/** Each simulated database's service time so far (ms), by binding name. */
+async function d1BusyMs(base: string): Promise<Record<string, number>> {
+  return (await (await fetch(`${base}/__bench/d1`)).json()) as Record<string, number>;
+}
+
+async function measure(modules: string[], databases: number): Promise<Row> {
+  const stateRoot = env.BENCH_STATE_DIR ?? (existsSync('/dev/shm') ? '/dev/shm' : OUT);
+  const stateDir = join(stateRoot, `scenario-capacity-${process.pid}-${databases}`);
+  rmSync(stateDir, { recursive: true, force: true });
+  mkdirSync(stateDir, { recursive: true });
+  const [scriptPath, ...rest] = modules;
+  const server = await startServer({ scriptPath: scriptPath!, modules: rest, stateDir, databases, bindings: { BENCH_D1_STATEMENT_MS: String(config.statementMs) } });
+  try {
+    for (const name of databaseBindings(databases)) await applyMigrations(await server.mf.getD1Database(name));
+    const keys: string[] = [];
+    const perDatabase = Array.from({ length: databases }, () => 0);
+    for (let i = 0; i < config.accounts; i++) {
+      const account = await call(server.url, BINDINGS.ADMIN_TOKEN, 'POST', '/admin/accounts', { name: `Capacity ${i}`, email: `capacity-${i}@example.com` });
+      if (account.status !== 201) throw new Error(`create account: ${account.status} ${JSON.stringify(account.json)}`);
+      perDatabase[databaseOfId(account.json.id)]! += 1;
+      const key = await call(server.url, BINDINGS.ADMIN_TOKEN, 'POST', `/admin/accounts/${account.json.id}/keys`, { name: 'capacity' });
+      if (key.status !== 201) throw new Error(`create key: ${key.status}`);
+      keys.push(key.json.key);
+    }
+
+    let measuring = false;
+    let stopping = false;
+    const latencies: number[] = [];
+    let failures = 0;
+    const client = async (key: string) => {
+      let token = '';
+      for (let i = 0; !stopping; i++) {
+        const create = i % 4 === 0;
+        const started = performance.now();
+        const reply = create
+          ? await call(server.url, key, 'POST', '/scenarios', { scenarioData: HOUSEHOLD })
+          : await call(server.url, key, 'POST', '/scenarios/save', { token, scenarioData: { ...HOUSEHOLD, year: 2000 + (i % 30) } });
+        const ms = performance.now() - started;
+        if (reply.status !== (create ? 201 : 200)) {
+          failures++;
+          if (failures <= 3) log(`unexpected ${reply.status}: ${JSON.stringify(reply.json).slice(0, 200)}`);
+          continue;
+        }
+        if (create) token = /\/scenarios\/([^/]+)$/.exec(reply.headers.get('location') ?? '')?.[1] ?? '';
+        if (measuring) latencies.push(ms);
+      }
+    };
+    const clients = keys.map((key) => client(key));
+    await sleep(config.warmupSeconds * 1000);
+    const ticks = cpuTicks(server.pid);
+    const machine = machineTicks();
+    const clientCpu = process.cpuUsage();
+    const busy = await d1BusyMs(server.url);
+    const started = performance.now();
+    measuring = true;
+    await sleep(config.seconds * 1000);
+    measuring = false;
+    const wallMs = performance.now() - started;
+    const cpuMs = ((cpuTicks(server.pid) - ticks) / CLK_TCK) * 1000;
+    const machineNow = machineTicks();
+    const clientUsage = process.cpuUsage(clientCpu);
+    const busyNow = await d1BusyMs(server.url);
+    // Service time handed out in the window, over the window (a database's queue at the end counts
+    // in it too, hence the cap).
+    const d1Busy = Math.min(1, databaseBindings(databases).reduce((sum, name) => sum + ((busyNow[name] ?? 0) - (busy[name] ?? 0)), 0) / databases / wallMs);
+    stopping = true;
+    await Promise.all(clients);
+    if (failures > 0) throw new Error(`${failures} writes failed`);
+    const sorted = latencies.sort((a, b) => a - b);
+    return {
+      databases,
+      perDatabase,
+      writes: sorted.length,
+      perSecond: sorted.length / (wallMs / 1000),
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+      cpuMsPerWrite: cpuMs / sorted.length,
+      cpuShare: cpuMs / wallMs,
+      clientShare: (clientUsage.user + clientUsage.system) / 1000 / wallMs,
+      machineShare: (machineNow.busy - machine.busy) / (machineNow.total - machine.total),
+      d1Busy,
+    };
+  } finally {
+    await server.dispose();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+/** What held a row back: D1 while its databases stay busy, else the CPU (the machine's, or workerd's one thread). */
+function limit(r: Row): string {
+  if (r.d1Busy >= 0.9) return 'D1';
+  return r.machineShare >= 0.9 ? `CPU (machine ${(r.machineShare * 100).toFixed(0)} % busy)` : `CPU (workerd ${(r.cpuShare * 100).toFixed(0)} % of a core)`;
+}
+
+const modules = await bundle(join(OUT, 'capacity'));
+const rows: Row[] = [];
+const startedAt = new Date();
+for (const n of config.databases) {
+  log(`${n} database${n === 1 ? '' : 's'}…`);
+  rows.push(await measure(modules, n));
+  const r = rows.at(-1)!;
+  log(
+    `  ${r.perSecond.toFixed(0)} writes/s, p50 ${r.p50.toFixed(0)} ms, p99 ${r.p99.toFixed(0)} ms, D1 ${(r.d1Busy * 100).toFixed(0)} % busy, ` +
+      `workerd ${r.cpuMsPerWrite.toFixed(2)} ms CPU/write, machine ${(r.machineShare * 100).toFixed(0)} % busy`,
+  );
+}
+
+const base = rows.find((r) => r.databases === 1)?.perSecond ?? rows[0]!.perSecond;
+const cpu = rows.reduce((sum, r) => sum + r.cpuMsPerWrite, 0) / rows.length;
+console.log(`
+\`npm run bench:capacity\`, ${startedAt.toISOString()}, node ${process.version}, ${CORES} cores (load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end).
+Simulated D1: one batch at a time per database, ${config.statementMs} ms per statement; ${config.accounts} accounts and clients
+(closed loop: a create, then three saves of it), ${config.seconds} s measured after ${config.warmupSeconds} s of warm-up.
+
+| databases | accounts per database | writes/s | × 1 database | p50 ms | p99 ms | D1 busy | workerd CPU ms/write | workerd CPU | client CPU | machine busy | limit |
+|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|
+${rows
+  .map(
+    (r) =>
+      `| ${r.databases} | ${r.perDatabase.join(' / ')} | ${r.perSecond.toFixed(0)} | ${(r.perSecond / base).toFixed(2)} | ${r.p50.toFixed(0)} | ${r.p99.toFixed(0)} | ` +
+      `${(r.d1Busy * 100).toFixed(0)} % | ${r.cpuMsPerWrite.toFixed(2)} | ${(r.cpuShare * 100).toFixed(0)} % | ${(r.clientShare * 100).toFixed(0)} % | ${(r.machineShare * 100).toFixed(0)} % | ${limit(r)} |`,
+  )
+  .join('\n')}
+
+D1 busy: the simulated databases' mean share of the time spent serving (100 % = each one always busy, its
+throughput at its ceiling). workerd and client CPU: shares of one core; machine busy: of all ${CORES} cores, every
+process on it. workerd's CPU per write (the Worker, and local D1's SQLite in the same process) averages
+${cpu.toFixed(2)} ms: one core serves about ${(1000 / cpu).toFixed(0)} writes/s. A row whose databases are not kept busy is held back by
+the CPU: the Worker's and local SQLite's on this machine, not D1.
+`);
