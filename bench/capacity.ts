@@ -7,7 +7,9 @@
 // it, and again) for BENCH_CAPACITY_SECONDS (10) after a warm-up. It prints writes a second, p50
 // and p99 latency, how busy the simulated databases were, and the CPU of workerd (the Worker and
 // local D1's SQLite, read from /proc), of this client and of the whole machine, and from those
-// names the limit of each row: D1 while its databases stay busy, else the CPU. See bench/README.md.
+// names the limit of each row: D1 while its databases stay busy, else the CPU. Then the bytes an
+// account and a scenario (new, and with 100 revisions kept) take, and how many a 10 GB database
+// holds. See bench/README.md.
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -194,6 +196,66 @@ async function measure(modules: string[], databases: number): Promise<Row> {
   }
 }
 
+interface Sizes {
+  /** Bytes an account with one key adds (its row, its key, its directory entry). */
+  account: number;
+  /** Bytes a scenario adds when created: its row, revision 1 and its event. */
+  created: number;
+  /** Bytes a scenario holds after 99 saves: its row, the 100 revisions kept, 100 events (kept 30 days). */
+  full: number;
+}
+
+/**
+ * Bytes per account and per scenario, from the database file's size (D1's `size_after`, whole
+ * 4 KiB pages, hence the samples) on a fresh server without the simulated delay: SIZE_ACCOUNTS
+ * accounts with a key each, a scenario (the bench's household) for SIZE_SCENARIOS of them, then 99
+ * saves of SIZE_FULL of those.
+ */
+const SIZE_ACCOUNTS = 400;
+const SIZE_SCENARIOS = 100;
+const SIZE_FULL = 20;
+async function measureSizes(modules: string[]): Promise<Sizes> {
+  const stateDir = join(env.BENCH_STATE_DIR ?? (existsSync('/dev/shm') ? '/dev/shm' : OUT), `scenario-capacity-${process.pid}-sizes`);
+  rmSync(stateDir, { recursive: true, force: true });
+  mkdirSync(stateDir, { recursive: true });
+  const [scriptPath, ...rest] = modules;
+  const server = await startServer({ scriptPath: scriptPath!, modules: rest, stateDir, databases: 1, bindings: { BENCH_D1_STATEMENT_MS: '0' } });
+  try {
+    const db = await server.mf.getD1Database('DB');
+    await applyMigrations(db);
+    const size = async () => (await db.prepare('select 1').run()).meta.size_after as number;
+    const start = await size();
+    const keys: string[] = [];
+    for (let i = 0; i < SIZE_ACCOUNTS; i++) {
+      const account = await call(server.url, BINDINGS.ADMIN_TOKEN, 'POST', '/admin/accounts', { name: `Size ${i}`, email: `size-${i}@example.com` });
+      keys.push((await call(server.url, BINDINGS.ADMIN_TOKEN, 'POST', `/admin/accounts/${account.json.id}/keys`, { name: 'size' })).json.key);
+    }
+    const accounts = await size();
+    const tokens = await Promise.all(
+      keys.slice(0, SIZE_SCENARIOS).map(async (key) => {
+        const reply = await call(server.url, key, 'POST', '/scenarios', { scenarioData: HOUSEHOLD });
+        if (reply.status !== 201) throw new Error(`create: ${reply.status}`);
+        return /\/scenarios\/([^/]+)$/.exec(reply.headers.get('location') ?? '')![1]!;
+      }),
+    );
+    const created = await size();
+    await Promise.all(
+      keys.slice(0, SIZE_FULL).map(async (key, i) => {
+        for (let v = 2; v <= 100; v++) {
+          const reply = await call(server.url, key, 'POST', '/scenarios/save', { token: tokens[i], scenarioData: { ...HOUSEHOLD, year: 2000 + (v % 30) } });
+          if (reply.status !== 200) throw new Error(`save: ${reply.status}`);
+        }
+      }),
+    );
+    const full = await size();
+    const perCreated = (created - accounts) / SIZE_SCENARIOS;
+    return { account: (accounts - start) / SIZE_ACCOUNTS, created: perCreated, full: perCreated + (full - created) / SIZE_FULL };
+  } finally {
+    await server.dispose();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
 /** What held a row back: D1 while its databases stay busy, else the CPU (the machine's, or workerd's one thread). */
 function limit(r: Row): string {
   if (r.d1Busy >= 0.9) return 'D1';
@@ -212,6 +274,12 @@ for (const n of config.databases) {
       `workerd ${r.cpuMsPerWrite.toFixed(2)} ms CPU/write, machine ${(r.machineShare * 100).toFixed(0)} % busy`,
   );
 }
+
+log('bytes per account and per scenario…');
+const sizes = await measureSizes(modules);
+const GB = 1e9;
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+const perDatabase = (bytes: number) => Math.floor((10 * GB) / bytes);
 
 const base = rows.find((r) => r.databases === 1)?.perSecond ?? rows[0]!.perSecond;
 const cpu = rows.reduce((sum, r) => sum + r.cpuMsPerWrite, 0) / rows.length;
@@ -235,4 +303,12 @@ throughput at its ceiling). workerd and client CPU: shares of one core; machine 
 process on it. workerd's CPU per write (the Worker, and local D1's SQLite in the same process) averages
 ${cpu.toFixed(2)} ms: one core serves about ${(1000 / cpu).toFixed(0)} writes/s. A row whose databases are not kept busy is held back by
 the CPU: the Worker's and local SQLite's on this machine, not D1.
+
+Storage (the database file's growth: ${SIZE_ACCOUNTS} accounts with a key, ${SIZE_SCENARIOS} scenarios, then 99 saves of ${SIZE_FULL} of them):
+
+| what | bytes | in one 10 GB database | in 8 | in 13 (what a key can name) |
+|---|---:|---:|---:|---:|
+| an account with a key | ${kib(sizes.account)} | ${perDatabase(sizes.account).toLocaleString('en-US')} | ${(8 * perDatabase(sizes.account)).toLocaleString('en-US')} | ${(13 * perDatabase(sizes.account)).toLocaleString('en-US')} |
+| a scenario, just created | ${kib(sizes.created)} | ${perDatabase(sizes.created).toLocaleString('en-US')} | ${(8 * perDatabase(sizes.created)).toLocaleString('en-US')} | ${(13 * perDatabase(sizes.created)).toLocaleString('en-US')} |
+| a scenario with 100 revisions kept (and 100 events) | ${kib(sizes.full)} | ${perDatabase(sizes.full).toLocaleString('en-US')} | ${(8 * perDatabase(sizes.full)).toLocaleString('en-US')} | ${(13 * perDatabase(sizes.full)).toLocaleString('en-US')} |
 `);
