@@ -1,20 +1,13 @@
-// Creating an account when accounts are spread over several databases (docs/capacity.md): the
-// address is claimed in the directory of the first database (so it is unique across all of them),
-// on the database with the fewest accounts, and the account is made there. Three round trips, on
-// the admin path only: the count, the claim, the insert. No Hono here: the admin API, the CLI and
-// `npm start` call it.
+// Creating an account when accounts are spread over several databases (docs/decisions.md,
+// "Capacity past one database"): the address is claimed in the directory of the first database
+// (so it is unique across all of them) for the database with the fewest accounts, and the account
+// is made there. Two round trips, on the admin path only: the claim (which places it), the insert.
+// No Hono here: the admin API, the CLI and `npm start` call it.
 import { findAccountByEmail, insertAccount } from '../db/accounts.ts';
-import { accountsPerDatabase, claimEmail, takeOverClaim } from '../db/directory.ts';
+import { claimEmail, takeOverClaim } from '../db/directory.ts';
 import { newChangeId } from '../db/receipts.ts';
 import type { Account } from '../db/schema.ts';
 import type { Session } from '../db/statement.ts';
-
-/** The database with the fewest accounts (the first of equals). */
-export function fewestAccounts(counts: number[]): number {
-  let best = 0;
-  for (let i = 1; i < counts.length; i++) if (counts[i]! < counts[best]!) best = i;
-  return best;
-}
 
 /**
  * A new account on the least-loaded of `databases` (sessions or bindings, in wrangler.toml's
@@ -23,8 +16,7 @@ export function fewestAccounts(counts: number[]): number {
 export async function createAccount(databases: Session[], input: { name: string; email: string; now: number }): Promise<(Account & { database: number }) | null> {
   const directory = databases[0]!;
   const changeId = newChangeId();
-  const database = fewestAccounts(await accountsPerDatabase(directory, databases.length));
-  let entry = await claimEmail(directory, { email: input.email, database, changeId, now: input.now });
+  let entry = await claimEmail(directory, { email: input.email, databases: databases.length, changeId, now: input.now });
   if (entry.changeId !== changeId) {
     // Someone else's address, unless that claim's create failed before making the account.
     const holder = databases[entry.database];

@@ -1,5 +1,5 @@
 // The account directory (schema.ts `accountDirectory`), in the first database: which database
-// holds the account of an e-mail address. Only look-ups that start from an e-mail address use it
+// holds the account of an e-mail address, and (counted) how many accounts each database holds. Only look-ups that start from an e-mail address use it
 // (an account's create, dashboard sign-in, the admin CLI's look-up by address); an API key, an
 // account or key id and a chart URL name their database themselves.
 import { sql } from 'drizzle-orm/sql/sql';
@@ -15,23 +15,17 @@ export interface DirectoryEntry {
 
 const p = sql.placeholder;
 
-const perDatabase = statement(
-  () => sql`select ${accountDirectory.database} as database, count(*) as accounts from ${accountDirectory} group by ${accountDirectory.database}`,
-);
-
-/** Accounts per database (index → count), databases without any included as 0. */
-export async function accountsPerDatabase(directory: Session, databases: number): Promise<number[]> {
-  const counts: number[] = Array.from({ length: databases }, () => 0);
-  for (const row of await runOne(directory, perDatabase(directory, {}))) {
-    const database = row.database as number;
-    if (database < databases) counts[database] = row.accounts as number;
-  }
-  return counts;
-}
-
-const claim = statement<{ email: string; database: number; changeId: string; now: number }>(
+// The claim picks the database itself: of databases 0 … databases − 1, the one with the fewest
+// accounts in the directory (the first of equals), so placing and claiming are one round trip.
+// `where true`: SQLite's upsert needs it after an INSERT … SELECT.
+const claim = statement<{ email: string; databases: number; changeId: string; now: number }>(
   () => sql`insert into ${accountDirectory} (email, database, change_id, created_at)
-    values (${p('email')}, ${p('database')}, ${p('changeId')}, ${p('now')}) on conflict do nothing`,
+    select ${p('email')}, fewest.n, ${p('changeId')}, ${p('now')} from (
+      with recursive place(n) as (select 0 union all select n + 1 from place where n + 1 < ${p('databases')})
+      select place.n as n from place left join ${accountDirectory} on ${accountDirectory.database} = place.n
+      group by place.n order by count(${accountDirectory.email}), place.n limit 1
+    ) as fewest where true
+    on conflict do nothing`,
 );
 const byEmail = statement<{ email: string }>(
   () => sql`select * from ${accountDirectory} where lower(${accountDirectory.email}) = lower(${p('email')})`,
@@ -42,11 +36,11 @@ function toEntry(row: Record<string, unknown> | undefined): DirectoryEntry | nul
 }
 
 /**
- * Claims `email` (in any letter case) for an account on `database`; the entry that holds the
- * address afterwards: this claim's (its `changeId`, also after a retry of a claim that committed)
- * or an earlier one's.
+ * Claims `email` (in any letter case) for an account on the one of `databases` with the fewest
+ * accounts; the entry that holds the address afterwards: this claim's (its `changeId`, also after
+ * a retry of a claim that committed) or an earlier one's. One round trip.
  */
-export async function claimEmail(directory: Session, input: { email: string; database: number; changeId: string; now: number }): Promise<DirectoryEntry> {
+export async function claimEmail(directory: Session, input: { email: string; databases: number; changeId: string; now: number }): Promise<DirectoryEntry> {
   const rows = await runBatch(directory, { claim: claim(directory, input), entry: byEmail(directory, input) });
   const entry = toEntry(rows.entry[0]);
   if (!entry) throw new Error('claimEmail: the claimed address is not in the directory');
