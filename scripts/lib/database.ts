@@ -1,7 +1,8 @@
 // The service's D1 databases from Node, through wrangler's platform proxy: the local ones that
 // `wrangler dev` uses (.wrangler/state), or with `remote` the deployed ones (needs `wrangler login`).
 // Scripts then use the same query functions as the Worker. Accounts are spread over the databases
-// wrangler.toml lists (DB, DB_2, …; docs/capacity.md): `databases` holds them in that order.
+// wrangler.toml lists (DB, DB_2, …; docs/decisions.md, "Capacity past one database"):
+// `databases` holds them in that order.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { experimental_readRawConfig, getPlatformProxy } from 'wrangler';
 import type { Session } from '../../src/db/statement.ts';

@@ -3,9 +3,9 @@
 // lets us refuse a mistyped or made-up key without touching the database. Only the SHA-256 of a
 // key is stored. This module has no imports, so the Node scripts can use it as it is.
 //
-// The key also names the D1 database its account lives in (docs/capacity.md), so a request goes
-// straight to it in its one round trip: the six checksum characters hold CRC-32 + 2^32 × database
-// (62^6 > 13 × 2^32, so databases 0 to 12). Keys issued before (and every key of the first
+// The key also names the D1 database its account lives in (docs/decisions.md, "Capacity past one
+// database"), so a request goes straight to it in its one round trip: the six checksum characters
+// hold CRC-32 + 2^32 × database (62^6 > 13 × 2^32, so databases 0 to 12). Keys issued before (and every key of the first
 // database) have a checksum below 2^32: they name database 0, unchanged. A changed checksum
 // character moves the value by k × 62^i, never a multiple of 2^32 (62^i has at most 2^5 as a
 // factor), so a typo there cannot turn into another database with a matching CRC.

@@ -1,6 +1,6 @@
 // Which D1 database holds a row, read from its id. Accounts are spread over several databases
-// (docs/capacity.md); every account and key id says which one holds it, so an admin look-up or a
-// chart URL (which names the account id) goes straight to it. Database d numbers its accounts and
+// (docs/decisions.md, "Capacity past one database"); every account and key id says which one holds
+// it, so an admin look-up or a chart URL (which names the account id) goes straight to it. Database d numbers its accounts and
 // keys from d × 2^40 + 1: the first database's ids are the ones it always had, and 2^40 ids per
 // database stay far below 2^53 (exact in JSON and JavaScript) for all 13 databases a key can name.
 // No imports, so every layer (and the scripts) can use it.
