@@ -71,6 +71,16 @@ describe('still one round trip', () => {
   });
 });
 
+describe('the export follows the key', () => {
+  it('exports an account on another database from that database', async () => {
+    const { key } = await createAccountWithKeyOn(2);
+    const tokens = [(await createScenario(key)).token, (await createScenario(key)).token];
+    const res = await api(key).get('/scenarios/export');
+    expect(res.status).toBe(200);
+    expect(res.text.trim().split('\n').map((line: string) => JSON.parse(line).token)).toEqual([...tokens].reverse());
+  });
+});
+
 describe('keys name their database', () => {
   it('the checksum carries the database: each of the 13 a key can name, and keys issued before name the first', () => {
     expect(KEY_DATABASES).toBe(MAX_DATABASES);

@@ -6,7 +6,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { ScenarioDataInputSchema } from '../src/scenarios/schema.ts';
 import { toStoredData } from '../src/scenarios/data.ts';
 import { CSV_COLUMNS, csvField, EXPORT_PAGE_SIZE } from '../src/scenarios/export.ts';
-import { admin, api, BASE, createAccountWithKey, createKey, createScenario, scenarioData } from './helpers/api.ts';
+import { admin, api, BASE, createAccountWithKey, createKey, createScenario, dbOf, scenarioData } from './helpers/api.ts';
 import { expectProblem } from './helpers/contract.ts';
 
 let key: string;
@@ -40,7 +40,7 @@ async function listAll(query = ''): Promise<any[]> {
 
 let tokenSeq = 0;
 /**
- * Stores `n` scenarios of the account straight into D1 (the API would take minutes for thousands),
+ * Stores `n` scenarios of the account straight into its D1 database (the API would take minutes for thousands),
  * in the stored form the service writes; the triggers fill the program index as for any write.
  * Returns their ids, oldest first.
  */
@@ -54,14 +54,14 @@ async function insertMany(n: number, account = accountId): Promise<number[]> {
       const values: string[] = [];
       for (let i = 0; i < 20 && done < n; i++, done++) {
         tokenSeq++;
-        const token = `9${String(accountId).padStart(5, '0')}${String(tokenSeq).padStart(9, '0')}`;
+        const token = `9${String(accountId % 100_000).padStart(5, '0')}${String(tokenSeq).padStart(9, '0')}`; // ids past the first database's have 13 digits
         values.push(`(${quote(token)}, ${account}, 36, ${quote(JSON.stringify(toStoredData(input, token)))}, 1, ${now}, ${now})`);
       }
-      statements.push(env.DB.prepare(`INSERT INTO scenarios (token, account_id, state_id, scenario_data, version, created_at, updated_at) VALUES ${values.join(', ')}`));
+      statements.push(dbOf(account).prepare(`INSERT INTO scenarios (token, account_id, state_id, scenario_data, version, created_at, updated_at) VALUES ${values.join(', ')}`));
     }
-    await env.DB.batch(statements);
+    await dbOf(account).batch(statements);
   }
-  const { results } = await env.DB.prepare('SELECT id FROM scenarios WHERE account_id = ? ORDER BY id').bind(account).all<{ id: number }>();
+  const { results } = await dbOf(account).prepare('SELECT id FROM scenarios WHERE account_id = ? ORDER BY id').bind(account).all<{ id: number }>();
   return results.map((r) => r.id);
 }
 
@@ -210,7 +210,7 @@ describe(`many pages (${EXPORT_PAGE_SIZE} rows each)`, () => {
 
   it('is a snapshot: nothing created after it started, nothing twice or skipped while others are saved or deleted', async () => {
     const ids = await insertMany(3 * EXPORT_PAGE_SIZE + 50);
-    const tokenOf = async (id: number) => (await env.DB.prepare('SELECT token FROM scenarios WHERE id = ?').bind(id).first<{ token: string }>())!.token;
+    const tokenOf = async (id: number) => (await dbOf(accountId).prepare('SELECT token FROM scenarios WHERE id = ?').bind(id).first<{ token: string }>())!.token;
     const run = await openExport();
     expect(await run.readLines(10)).toBe(true);
     // While the export runs: three creates, a save of one already sent and of one not yet sent,
