@@ -6,9 +6,10 @@ import { createScheduledController } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import dashboard from '../src/dashboard/index.ts';
-import { admin, api, createAccount, createAccountWithKey, createScenario } from './helpers/api.ts';
+import { admin, api, createAccount, createAccountWithKey, createScenario, dbOf } from './helpers/api.ts';
 import { browser, countingDb, shownKey, signIn } from './helpers/dashboard.ts';
 import { eventually, hookUrl, received, receiverName, verified } from './helpers/webhooks.ts';
+import { everyDb } from './helpers/databases.ts';
 
 async function signedInAccount() {
   const account = await createAccount();
@@ -47,7 +48,7 @@ describe('keys made in the dashboard', () => {
     const { user } = await signedInAccount();
     const key = shownKey((await user.post('/dashboard/keys', { name: 'to revoke', scope: 'read_write' })).text);
     expect((await api(key).get('/me')).status).toBe(200);
-    const row = await env.DB.prepare('select id from api_keys where prefix = ? and last_four = ?').bind(key.slice(0, 10), key.slice(-4)).first<{ id: number }>();
+    const row = await everyDb.prepare('select id from api_keys where prefix = ? and last_four = ?').bind(key.slice(0, 10), key.slice(-4)).first<{ id: number }>();
     const revoked = await user.post(`/dashboard/keys/${row!.id}/revoke`);
     expect(revoked.status).toBe(200);
     expect(revoked.text).toContain('is revoked');
@@ -57,14 +58,14 @@ describe('keys made in the dashboard', () => {
   it('rolls: a new key at once; the old one refused after its grace (now, or an hour)', async () => {
     const { user } = await signedInAccount();
     const old = shownKey((await user.post('/dashboard/keys', { name: 'rolling', scope: 'read' })).text);
-    const oldId = (await env.DB.prepare('select id from api_keys where prefix = ?').bind(old.slice(0, 10)).first<{ id: number }>())!.id;
+    const oldId = (await everyDb.prepare('select id from api_keys where prefix = ?').bind(old.slice(0, 10)).first<{ id: number }>())!.id;
     const hour = await user.post(`/dashboard/keys/${oldId}/roll`, { grace: '3600' });
     expect(hour.status).toBe(200);
     const next = shownKey(hour.text);
     expect(next).not.toBe(old);
     expect((await api(next).get('/me')).status).toBe(200);
     expect((await api(old).get('/me')).status).toBe(200);
-    const rows = await env.DB.prepare('select key_hash, name, scope, expires_at from api_keys where prefix in (?, ?) order by id').bind(old.slice(0, 10), next.slice(0, 10)).all<{ name: string; scope: string; expires_at: number | null }>();
+    const rows = await everyDb.prepare('select key_hash, name, scope, expires_at from api_keys where prefix in (?, ?) order by id').bind(old.slice(0, 10), next.slice(0, 10)).all<{ name: string; scope: string; expires_at: number | null }>();
     expect(rows.results.map((r) => [r.name, r.scope])).toEqual([
       ['rolling', 'read'],
       ['rolling', 'read'],
@@ -179,7 +180,7 @@ describe('webhook endpoints made in the dashboard', { timeout: 30_000 }, () => {
     expect(enabled.text).toContain('Enabled: events from now on');
     expect((await api(key).get(`/webhook_endpoints/${endpointId}`)).body.status).toBe('enabled');
 
-    const { results } = await env.DB.prepare('select action, target from dashboard_audit where account_id = ? order by seq').bind(account.id).all();
+    const { results } = await everyDb.prepare('select action, target from dashboard_audit where account_id = ? order by seq').bind(account.id).all();
     expect(results.map((r) => r.action)).toEqual([
       'signed_in',
       'key.created',
@@ -215,11 +216,11 @@ describe('the audit log, events and account pages', () => {
   it('records every sign-in and change: who, what, when, client address, user agent', async () => {
     const { account, user } = await signedInAccount();
     const key = shownKey((await user.post('/dashboard/keys', { name: 'audited', scope: 'read_write' })).text);
-    const id = (await env.DB.prepare('select id from api_keys where prefix = ?').bind(key.slice(0, 10)).first<{ id: number }>())!.id;
+    const id = (await everyDb.prepare('select id from api_keys where prefix = ?').bind(key.slice(0, 10)).first<{ id: number }>())!.id;
     await user.post(`/dashboard/keys/${id}/revoke`);
     // Revoking again changes nothing and records nothing.
     await user.post(`/dashboard/keys/${id}/revoke`);
-    const { results } = await env.DB.prepare('select * from dashboard_audit where account_id = ? order by seq').bind(account.id).all<Record<string, unknown>>();
+    const { results } = await everyDb.prepare('select * from dashboard_audit where account_id = ? order by seq').bind(account.id).all<Record<string, unknown>>();
     expect(results.map((r) => r.action)).toEqual(['signed_in', 'key.created', 'key.revoked']);
     for (const row of results) {
       expect(row.actor).toBe(account.email);
@@ -252,11 +253,12 @@ describe('the audit log, events and account pages', () => {
   it('prunes audit rows past a year, used-up links and ended sessions in its daily cron', async () => {
     const { account } = await signedInAccount();
     const old = Date.now() - 366 * 24 * 3600 * 1000;
-    await env.DB.prepare("insert into dashboard_audit (id, account_id, actor, action, created_at) values (?, ?, 'x', 'signed_in', ?)").bind(crypto.randomUUID(), account.id, old).run();
-    await env.DB.prepare("insert into dashboard_sessions (id_hash, account_id, created_at, idle_expires_at, expires_at) values (?, ?, ?, ?, ?)").bind(`old-${crypto.randomUUID()}`, account.id, old, old, old).run();
+    // In the account's own database, where the cron must find them (it prunes every database).
+    await dbOf(account.id).prepare("insert into dashboard_audit (id, account_id, actor, action, created_at) values (?, ?, 'x', 'signed_in', ?)").bind(crypto.randomUUID(), account.id, old).run();
+    await dbOf(account.id).prepare("insert into dashboard_sessions (id_hash, account_id, created_at, idle_expires_at, expires_at) values (?, ?, ?, ?, ?)").bind(`old-${crypto.randomUUID()}`, account.id, old, old, old).run();
     await dashboard.scheduled(createScheduledController({ cron: '41 3 * * *' }), env);
-    const left = await env.DB.prepare('select (select count(*) from dashboard_audit where created_at < ?) as audit, (select count(*) from dashboard_sessions where expires_at < ?) as sessions').bind(old + 1, Date.now()).first<{ audit: number; sessions: number }>();
-    expect(left).toEqual({ audit: 0, sessions: 0 });
+    expect(await everyDb.count('select count(*) as n from dashboard_audit where created_at < ?', old + 1)).toBe(0);
+    expect(await everyDb.count('select count(*) as n from dashboard_sessions where expires_at < ?', Date.now())).toBe(0);
   });
 });
 
@@ -270,10 +272,10 @@ describe('round trips', () => {
       ['event_types', 'scenario.created'],
     ]);
     const endpointId = /webhooks\/(we_[0-9a-f]{32})/.exec(added.text)![1]!;
-    const keyId = String((await env.DB.prepare('select id from api_keys where account_id = ? order by id desc').bind(account.id).first())!.id);
-    const eventId = String((await env.DB.prepare('select id from events where account_id = ?').bind(account.id).first())!.id);
+    const keyId = String((await everyDb.prepare('select id from api_keys where account_id = ? order by id desc').bind(account.id).first())!.id);
+    const eventId = String((await everyDb.prepare('select id from events where account_id = ?').bind(account.id).first())!.id);
     const counter = countingDb();
-    const counted = browser(user.cookie, { db: counter.db, userAgent: 'Mozilla/5.0 (dashboard test)' });
+    const counted = browser(user.cookie, { bindings: counter.bindings, userAgent: 'Mozilla/5.0 (dashboard test)' });
     const trips = async (send: () => Promise<{ status: number }>) => {
       counter.reset();
       const { status } = await send();

@@ -11,6 +11,7 @@ import { browser, dashboardFetch, requestLink, sessionCookieOf, shownKey, signIn
 import { faultyD1, seededRandom } from './helpers/faulty-d1.ts';
 import { hookUrl } from './helpers/webhooks.ts';
 import { keyRing, openSecret } from '../src/webhooks/secret-box.ts';
+import { everyDb } from './helpers/databases.ts';
 
 const RUNS = 12;
 const random = seededRandom(20261124);
@@ -21,17 +22,18 @@ function faulty() {
     if (n > 3) return undefined;
     const roll = random();
     return roll < 0.25 ? 'before' : roll < 0.5 ? 'after' : undefined;
-  }).db;
+  }).bindings;
 }
 
-const count = async (sql: string, ...values: unknown[]) => (await env.DB.prepare(sql).bind(...values).first<{ n: number }>())!.n;
+// Summed over every database: each account's rows are in one of them.
+const count = (sql: string, ...values: unknown[]) => everyDb.count(sql, ...values);
 const audits = (accountId: number, action: string) => count('select count(*) as n from dashboard_audit where account_id = ? and action = ?', accountId, action);
 
 async function signedIn() {
   const account = await createAccount();
   const user = await signIn(account.email);
   await user.get('/dashboard/keys');
-  return { account, user, faulty: () => browser(user.cookie, { db: faulty() }) };
+  return { account, user, faulty: () => browser(user.cookie, { bindings: faulty() }) };
 }
 
 describe(`dashboard writes, ${RUNS} times each, a quarter of round trips failing before and a quarter after commit`, { timeout: 120_000 }, () => {
@@ -40,7 +42,7 @@ describe(`dashboard writes, ${RUNS} times each, a quarter of round trips failing
       const account = await createAccount();
       const address = uniqueAddress();
       const { token } = await requestLink(account.email, { address });
-      const reply = await dashboardFetch('POST', '/dashboard/sign-in/confirm', { form: { token: token! }, address, db: faulty() });
+      const reply = await dashboardFetch('POST', '/dashboard/sign-in/confirm', { form: { token: token! }, address, bindings: faulty() });
       expect(reply.status).toBe(303);
       expect((await browser(sessionCookieOf(reply)!).get('/dashboard/keys')).status).toBe(200);
       expect(await count('select count(*) as n from dashboard_sessions where account_id = ?', account.id)).toBe(1);
@@ -55,7 +57,7 @@ describe(`dashboard writes, ${RUNS} times each, a quarter of round trips failing
       expect(created.status).toBe(200);
       const key = shownKey(created.text);
       expect(await count('select count(*) as n from api_keys where account_id = ?', account.id)).toBe(1);
-      const keyId = (await env.DB.prepare('select id from api_keys where account_id = ?').bind(account.id).first<{ id: number }>())!.id;
+      const keyId = (await everyDb.prepare('select id from api_keys where account_id = ?').bind(account.id).first<{ id: number }>())!.id;
       const rolled = await user().post(`/dashboard/keys/${keyId}/roll`, { grace: '3600' });
       expect(rolled.status).toBe(200);
       const newKey = shownKey(rolled.text);
@@ -79,7 +81,7 @@ describe(`dashboard writes, ${RUNS} times each, a quarter of round trips failing
       ]);
       expect(added.status).toBe(200);
       expect(await count('select count(*) as n from webhook_endpoints where account_id = ?', account.id)).toBe(1);
-      const row = () => env.DB.prepare('select id, secret, secret_key_id from webhook_endpoints where account_id = ?').bind(account.id).first<{ id: string; secret: string; secret_key_id: string }>();
+      const row = () => everyDb.prepare('select id, secret, secret_key_id from webhook_endpoints where account_id = ?').bind(account.id).first<{ id: string; secret: string; secret_key_id: string }>();
       const stored = async () => {
         const r = (await row())!;
         return openSecret(ring, r.id, { keyId: r.secret_key_id, sealed: r.secret });

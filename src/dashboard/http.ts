@@ -3,8 +3,9 @@
 // wrong form token, each a 403). Middleware only adds to the context or refuses.
 import type { Context, MiddlewareHandler } from 'hono';
 import { STYLESHEET } from './assets.ts';
+import { readDatabases } from '../env.ts';
 import { readConfig, type DashboardEnv } from './env.ts';
-import { formToken, sameText, sessionIdFrom } from './session.ts';
+import { databaseOfSecret, formToken, sameText, sessionIdFrom } from './session.ts';
 import { BASE } from './views.tsx';
 
 // Only this Worker's own stylesheet and script; forms post only here; never framed; the sign-in
@@ -86,6 +87,23 @@ export async function signedInForm(
     return forbidden(c, 'This form has expired or did not come from the dashboard. Go back, reload the page and try again.');
   }
   return { form: Object.fromEntries(params), params, sessionId };
+}
+
+/**
+ * The database of the request's session: the one its id names (session.ts `newSecretOn`), where
+ * the account, its session and everything its pages show are (docs/decisions.md, "Capacity past
+ * one database"). Without a session, or naming a database not bound, the first: the session's
+ * check then finds nothing and the page goes to sign-in.
+ */
+export function sessionDb(c: Context<DashboardEnv>): D1Database {
+  const sessionId = c.get('sessionId');
+  return (sessionId === null ? undefined : readDatabases(c.env)[databaseOfSecret(sessionId)]) ?? c.env.DB;
+}
+
+/** The database the request's session names (its index; 0 is DB), for what names it in turn (a new key). */
+export function sessionDatabase(c: Context<DashboardEnv>): number {
+  const sessionId = c.get('sessionId');
+  return sessionId === null ? 0 : databaseOfSecret(sessionId);
 }
 
 /** Where a request without a live session goes. */

@@ -20,6 +20,23 @@ export function newSecret(): string {
   return base64url(crypto.getRandomValues(new Uint8Array(32)));
 }
 
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/**
+ * A session id or link token of an account on database `database` (docs/decisions.md, "Capacity
+ * past one database"): its first character names the database (A is DB, B DB_2, …), the other 42
+ * are random (252 bits), so a page goes straight to the account's database in its one round trip.
+ * The same length and characters as before, so nothing that checks their shape changes.
+ */
+export function newSecretOn(database: number): string {
+  return BASE64URL[database] + newSecret().slice(1);
+}
+
+/** The database a session id or link token names (its index; 0 is DB). */
+export function databaseOfSecret(secret: string): number {
+  return Math.max(0, BASE64URL.indexOf(secret[0] ?? 'A'));
+}
+
 export const hashSecret = sha256Hex;
 
 /**

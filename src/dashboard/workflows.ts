@@ -5,6 +5,8 @@
 import { mintApiKey } from '../auth/issue-key.ts';
 import { toApiKey } from '../db/api-keys.ts';
 import * as q from '../db/dashboard.ts';
+import { idBase } from '../db/databases.ts';
+import { claimEmail, databaseOfEmail } from '../db/directory.ts';
 import type { DashboardAuditRow } from '../db/dashboard-schema.ts';
 import { toEvent } from '../db/events.ts';
 import { runBatch, type Batch, type BatchRows } from '../db/execute.ts';
@@ -16,7 +18,7 @@ import { ApiError } from '../http/problem.ts';
 import type { KeyRing } from '../webhooks/secret-box.ts';
 import { endpointWorkflows, type Acting, type NewEndpoint } from '../webhooks/workflows.ts';
 import type { Client } from './env.ts';
-import { hashSecret, LINK_TTL_MS, MAX_LIVE_LINKS, newSecret, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from './session.ts';
+import { databaseOfSecret, hashSecret, LINK_TTL_MS, MAX_LIVE_LINKS, newSecretOn, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from './session.ts';
 
 /** The signed-in account, as the session's row gives it. */
 export interface Me {
@@ -136,9 +138,20 @@ async function attempt<T, P extends PageReads>(acting: SignedIn<P>, work: () => 
  * Stores a sign-in link for the address when it may sign in (an account's address, or any with
  * open sign-up) and holds fewer than MAX_LIVE_LINKS live links: the token to e-mail, or null. The
  * caller answers the same either way.
+ *
+ * Two round trips (docs/decisions.md, "Capacity past one database"): the directory in the first of
+ * `databases` says which database holds the address's account (with open sign-up, a new address is
+ * claimed there for the database with the fewest accounts, where its account will be made), then
+ * the link is stored in that database. Its token names it, so the sign-in is one round trip.
  */
-export async function requestSignInLink(session: Session, input: { email: string; open: boolean; now: number }): Promise<string | null> {
-  const token = newSecret();
+export async function requestSignInLink(databases: Session[], input: { email: string; open: boolean; now: number }): Promise<string | null> {
+  const directory = databases[0]!;
+  const database = input.open
+    ? (await claimEmail(directory, { email: input.email, databases: databases.length, changeId: newChangeId(), now: input.now })).database
+    : await databaseOfEmail(directory, input.email);
+  const session = database === null ? undefined : databases[database];
+  if (database === null || !session) return null;
+  const token = newSecretOn(database);
   const values = {
     tokenHash: await hashSecret(token),
     email: input.email,
@@ -153,11 +166,15 @@ export async function requestSignInLink(session: Session, input: { email: string
 
 /**
  * Uses a sign-in link: marks it used, makes the account (open sign-up), makes the session and
- * records the sign-in, in one batch. The new session's id, or null for a link that is unknown,
- * used or expired (or whose account is gone).
+ * records the sign-in, in one batch on the database the link's token names (of `databases`), which
+ * the session's id names too. The new session's id, or null for a link that is unknown, used or
+ * expired (or whose account is gone).
  */
-export async function signIn(session: Session, input: { token: string; open: boolean; now: number; client: Client }): Promise<{ sessionId: string; me: Me } | null> {
-  const sessionId = newSecret();
+export async function signIn(databases: Session[], input: { token: string; open: boolean; now: number; client: Client }): Promise<{ sessionId: string; me: Me } | null> {
+  const database = databaseOfSecret(input.token);
+  const session = databases[database];
+  if (!session) return null;
+  const sessionId = newSecretOn(database);
   const sid = await hashSecret(sessionId);
   const use: q.LinkUse = {
     tokenHash: await hashSecret(input.token),
@@ -166,6 +183,7 @@ export async function signIn(session: Session, input: { token: string; open: boo
     idleUntil: input.now + SESSION_IDLE_MS,
     expiresAt: input.now + SESSION_ABSOLUTE_MS,
     open: input.open ? 1 : 0,
+    base: idBase(database),
   };
   const ref = { sid, now: input.now };
   const { me } = await runBatch(session, {
@@ -216,6 +234,8 @@ export async function keysPage(session: Session, ref: SessionRef): Promise<KeysP
 }
 
 export interface KeyInput {
+  /** The session's database (its id names it): the key names it too. */
+  database: number;
   name: string;
   scope: 'read' | 'read_write';
   expiresAt: number | null;
@@ -223,7 +243,7 @@ export interface KeyInput {
 
 /** A key issued to the session's account, minted as the admin API mints one: the full key, shown once. */
 export async function createKey(session: Session, ref: SessionRef, client: Client, input: KeyInput): Promise<KeysPage & { key: string | null }> {
-  const { key, ...minted } = await mintApiKey();
+  const { key, ...minted } = await mintApiKey(input.database);
   const audit = auditValues(ref, client, { action: 'key.created', target: `${input.name} (${minted.prefix}…${minted.lastFour})` });
   const acting = new SignedIn(session, ref, keyList(session), audit);
   const values = { ...ref, ...minted, ...input, now: ref.now };
@@ -236,9 +256,9 @@ export async function rollKey(
   session: Session,
   ref: SessionRef,
   client: Client,
-  input: { keyId: number; graceMs: number },
+  input: { database: number; keyId: number; graceMs: number },
 ): Promise<KeysPage & { key: string | null; rolled: ApiKey | null }> {
-  const { key, ...minted } = await mintApiKey();
+  const { key, ...minted } = await mintApiKey(input.database);
   const values = { ...ref, ...minted, keyId: input.keyId, graceUntil: ref.now + input.graceMs };
   const target = `key ${input.keyId} → ${minted.prefix}…${minted.lastFour}, the old one expires ${new Date(values.graceUntil).toISOString()}`;
   const acting = new SignedIn(session, ref, keyList(session), auditValues(ref, client, { action: 'key.rolled', target }));

@@ -87,6 +87,8 @@ export interface LinkUse {
   idleUntil: number;
   expiresAt: number;
   open: number;
+  /** The id below the first one the link's database gives out (databases.ts `idBase`; 0 for DB). */
+  base: number;
 }
 
 /** Marks the link used by this sign-in, if it is unused and unexpired. */
@@ -99,10 +101,15 @@ export const useSignInLink = statement<LinkUse>(
 const linkUsedBySession = () =>
   sql`${dashboardSignInLinks.tokenHash} = ${p('tokenHash')} and ${dashboardSignInLinks.sessionHash} = ${p('sid')}`;
 
-/** With DASHBOARD_SIGNUP "open": the account of a new address, named after its local part. */
+/**
+ * With DASHBOARD_SIGNUP "open": the account of a new address, named after its local part. Its id
+ * names the link's database as db/accounts.ts `insertAccount`'s do; the sign-in request claimed the
+ * address for this database in the directory (src/dashboard/workflows.ts).
+ */
 export const createAccountFromLink = statement<LinkUse>(
-  () => sql`insert into ${accounts} (name, email, created_at)
-    select substr(${dashboardSignInLinks.email}, 1, instr(${dashboardSignInLinks.email}, '@') - 1), ${dashboardSignInLinks.email}, ${p('now')}
+  () => sql`insert into ${accounts} (id, name, email, created_at)
+    select case when ${p('base')} = 0 then null else max(${p('base')}, coalesce((select max(${accounts.id}) from ${accounts}), 0)) + 1 end,
+      substr(${dashboardSignInLinks.email}, 1, instr(${dashboardSignInLinks.email}, '@') - 1), ${dashboardSignInLinks.email}, ${p('now')}
     from ${dashboardSignInLinks} where ${p('open')} = 1 and ${linkUsedBySession()}
     on conflict do nothing`,
 );

@@ -6,6 +6,7 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { env } from 'cloudflare:workers';
 import dashboard from '../../src/dashboard/index.ts';
 import { BASE } from './api.ts';
+import { readDatabases } from '../../src/env.ts';
 import { wrapD1 } from './wrapped-d1.ts';
 
 export const ORIGIN = BASE;
@@ -47,8 +48,8 @@ export interface DashboardOptions {
   mail?: ReturnType<typeof mailbox>;
   address?: string;
   userAgent?: string;
-  /** The D1 binding the dashboard gets (a wrapped one, to count its round trips). */
-  db?: D1Database;
+  /** The D1 bindings the dashboard gets (DB, DB_2, …: wrapped ones, to count its round trips or fail them). */
+  bindings?: Record<string, D1Database>;
 }
 
 /** One request to the dashboard Worker, as a browser on `address` would send it. */
@@ -65,7 +66,7 @@ export async function dashboardFetch(method: string, path: string, init: { cooki
     headers['content-type'] = 'application/x-www-form-urlencoded';
   }
   const ctx = createExecutionContext();
-  const testEnv = { ...env, ...(init.vars ?? {}), ...(init.mail ? { EMAIL: init.mail.binding } : {}), ...(init.db ? { DB: init.db } : {}) };
+  const testEnv = { ...env, ...(init.vars ?? {}), ...(init.mail ? { EMAIL: init.mail.binding } : {}), ...(init.bindings ?? {}) };
   const res = await dashboard.fetch(new Request(ORIGIN + path, { method, headers, body, redirect: 'manual' }), testEnv, ctx);
   const text = await res.text();
   await waitOnExecutionContext(ctx);
@@ -130,18 +131,13 @@ export function shownKey(html: string): string {
   return key;
 }
 
-/** D1 round trips (statements run alone, and batches) the dashboard makes through a wrapped binding. */
+/** D1 round trips (statements run alone, and batches) the dashboard makes through wrapped bindings, on every database. */
 export function countingDb() {
   let calls = 0;
-  const db = wrapD1(env.DB, {
-    statement: (run) => {
-      calls += 1;
-      return run();
-    },
-    batch: (run) => {
-      calls += 1;
-      return run();
-    },
-  });
-  return { db, take: () => calls, reset: () => (calls = 0) };
+  const count = <T>(run: () => Promise<T>) => {
+    calls += 1;
+    return run();
+  };
+  const bindings = Object.fromEntries(readDatabases(env).map((db, i) => [i === 0 ? 'DB' : `DB_${i + 1}`, wrapD1(db, { statement: count, batch: count })]));
+  return { bindings, take: () => calls, reset: () => (calls = 0) };
 }

@@ -3,7 +3,7 @@
 import { Hono } from 'hono';
 import { EVENT_TYPES, type EventType } from '../../db/schema.ts';
 import type { DashboardEnv } from '../env.ts';
-import { toSignIn } from '../http.ts';
+import { sessionDb, toSignIn } from '../http.ts';
 import { formToken } from '../session.ts';
 import { BASE, Page, Scroll, Time, Token } from '../views.tsx';
 import { accountPage, auditPage, eventsPage, sessionRef } from '../workflows.ts';
@@ -32,7 +32,7 @@ export const accountRoutes = new Hono<DashboardEnv>()
     if (!sessionId) return toSignIn(c);
     const typeParam = c.req.query('type') ?? '';
     const type = (EVENT_TYPES as readonly string[]).includes(typeParam) ? (typeParam as EventType) : null;
-    const page = await eventsPage(c.env.DB, await sessionRef(sessionId), { type, before: cursor(c.req.query('before')) });
+    const page = await eventsPage(sessionDb(c), await sessionRef(sessionId), { type, before: cursor(c.req.query('before')) });
     const last = page.events.at(-1);
     return c.html(
       <Page title="Events" me={page.me} token={await formToken(sessionId)} section="events">
@@ -96,7 +96,7 @@ export const accountRoutes = new Hono<DashboardEnv>()
   .get('/account', async (c) => {
     const sessionId = c.get('sessionId');
     if (!sessionId) return toSignIn(c);
-    const page = await accountPage(c.env.DB, await sessionRef(sessionId));
+    const page = await accountPage(sessionDb(c), await sessionRef(sessionId));
     const token = await formToken(sessionId);
     const max = c.get('config').accountMaxScenarios;
     return c.html(
@@ -140,7 +140,7 @@ export const accountRoutes = new Hono<DashboardEnv>()
   .get('/audit', async (c) => {
     const sessionId = c.get('sessionId');
     if (!sessionId) return toSignIn(c);
-    const page = await auditPage(c.env.DB, await sessionRef(sessionId), cursor(c.req.query('before')));
+    const page = await auditPage(sessionDb(c), await sessionRef(sessionId), cursor(c.req.query('before')));
     const last = page.entries.at(-1);
     return c.html(
       <Page title="Audit log" me={page.me} token={await formToken(sessionId)} section="audit">

@@ -4,7 +4,7 @@
 import { Hono, type Context } from 'hono';
 import type { ApiKey } from '../../db/schema.ts';
 import type { DashboardEnv } from '../env.ts';
-import { signedInForm, toSignIn } from '../http.ts';
+import { sessionDatabase, sessionDb, signedInForm, toSignIn } from '../http.ts';
 import { formToken } from '../session.ts';
 import { BASE, ErrorSummary, Field, Notice, Page, Scroll, ShownOnce, Time, Token, type Errors } from '../views.tsx';
 import { createKey, keysPage, revokeKey, rollKey, sessionRef, type KeysPage } from '../workflows.ts';
@@ -180,16 +180,16 @@ export const keyRoutes = new Hono<DashboardEnv>()
   .get('/keys', async (c) => {
     const sessionId = c.get('sessionId');
     if (!sessionId) return toSignIn(c);
-    return render(c, sessionId, await keysPage(c.env.DB, await sessionRef(sessionId)));
+    return render(c, sessionId, await keysPage(sessionDb(c), await sessionRef(sessionId)));
   })
   .post('/keys', async (c) => {
     const checked = await signedInForm(c);
     if (checked instanceof Response) return checked;
     const ref = await sessionRef(checked.sessionId);
     const { values, errors, expiresAt } = parseKeyForm(checked.form, ref.now);
-    if (Object.keys(errors).length > 0) return render(c, checked.sessionId, await keysPage(c.env.DB, ref), { values, errors }, 400);
+    if (Object.keys(errors).length > 0) return render(c, checked.sessionId, await keysPage(sessionDb(c), ref), { values, errors }, 400);
     const scope = values.scope === 'read' ? 'read' : 'read_write';
-    const created = await createKey(c.env.DB, ref, c.get('client'), { name: values.name, scope, expiresAt });
+    const created = await createKey(sessionDb(c), ref, c.get('client'), { database: sessionDatabase(c), name: values.name, scope, expiresAt });
     if (!created.key) return render(c, checked.sessionId, created, { values, errors: { name: 'The key could not be created. Try again.' } }, 409);
     return render(c, checked.sessionId, created, {
       shown: { key: created.key, title: `Your new key “${values.name}”`, note: 'Copy it now: it is shown only this once, and only its hash is stored.' },
@@ -201,8 +201,8 @@ export const keyRoutes = new Hono<DashboardEnv>()
     const ref = await sessionRef(checked.sessionId);
     const id = keyId(c.req.param('id'));
     const grace = GRACES.find(([value]) => value === checked.form.grace);
-    if (id === null || !grace) return render(c, checked.sessionId, await keysPage(c.env.DB, ref), { notice: 'Choose a key and when its old version stops.' }, 400);
-    const rolled = await rollKey(c.env.DB, ref, c.get('client'), { keyId: id, graceMs: Number(grace[0]) * 1000 });
+    if (id === null || !grace) return render(c, checked.sessionId, await keysPage(sessionDb(c), ref), { notice: 'Choose a key and when its old version stops.' }, 400);
+    const rolled = await rollKey(sessionDb(c), ref, c.get('client'), { database: sessionDatabase(c), keyId: id, graceMs: Number(grace[0]) * 1000 });
     if (!rolled.key || !rolled.rolled) {
       return render(c, checked.sessionId, rolled, { notice: 'That key cannot be rolled: it is revoked, expired or not yours.' }, 409);
     }
@@ -219,8 +219,8 @@ export const keyRoutes = new Hono<DashboardEnv>()
     if (checked instanceof Response) return checked;
     const ref = await sessionRef(checked.sessionId);
     const id = keyId(c.req.param('id'));
-    if (id === null) return render(c, checked.sessionId, await keysPage(c.env.DB, ref), { notice: 'No such key.' }, 404);
-    const result = await revokeKey(c.env.DB, ref, c.get('client'), id);
+    if (id === null) return render(c, checked.sessionId, await keysPage(sessionDb(c), ref), { notice: 'No such key.' }, 404);
+    const result = await revokeKey(sessionDb(c), ref, c.get('client'), id);
     if (!result.revoked) return render(c, checked.sessionId, result, { notice: 'No such key.' }, 404);
     return render(c, checked.sessionId, result, { notice: `Key ${result.revoked.prefix}… is revoked: the API refuses it from now on.` });
   });

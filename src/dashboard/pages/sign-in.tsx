@@ -4,7 +4,8 @@
 // scanners that fetch links do not use them up.
 import { Hono, type Context } from 'hono';
 import type { DashboardEnv } from '../env.ts';
-import { formFields, signedInForm } from '../http.ts';
+import { readDatabases } from '../../env.ts';
+import { formFields, sessionDb, signedInForm } from '../http.ts';
 import { addressKey, clearedSessionCookie, LINK_TTL_MS, sessionCookie } from '../session.ts';
 import { BASE, ErrorSummary, Field, Notice, Page, type Errors } from '../views.tsx';
 import { requestSignInLink, sessionRef, signIn, signOut, signOutEverywhere } from '../workflows.ts';
@@ -65,7 +66,7 @@ export const signInRoutes = new Hono<DashboardEnv>()
       return signInPage(c, email, { email: 'Too many sign-in requests. Wait a minute, then try again.' }, 429);
     }
     const config = c.get('config');
-    const token = await requestSignInLink(c.env.DB, { email, open: config.openSignup, now: Date.now() });
+    const token = await requestSignInLink(readDatabases(c.env), { email, open: config.openSignup, now: Date.now() });
     if (token) {
       const link = `${new URL(c.req.url).origin}${BASE}/sign-in/confirm?token=${token}`;
       c.executionCtx.waitUntil(
@@ -103,7 +104,7 @@ export const signInRoutes = new Hono<DashboardEnv>()
     const form = await formFields(c);
     const token = form?.token ?? '';
     const signedIn = /^[A-Za-z0-9_-]{43}$/.test(token)
-      ? await signIn(c.env.DB, { token, open: c.get('config').openSignup, now: Date.now(), client: c.get('client') })
+      ? await signIn(readDatabases(c.env), { token, open: c.get('config').openSignup, now: Date.now(), client: c.get('client') })
       : null;
     if (!signedIn) {
       return signInPage(c, '', {}, 400, 'That sign-in link has expired or was already used. Ask for a new one below.');
@@ -114,14 +115,14 @@ export const signInRoutes = new Hono<DashboardEnv>()
   .post('/sign-out', async (c) => {
     const checked = await signedInForm(c);
     if (checked instanceof Response) return checked;
-    await signOut(c.env.DB, await sessionRef(checked.sessionId), c.get('client'));
+    await signOut(sessionDb(c), await sessionRef(checked.sessionId), c.get('client'));
     c.header('Set-Cookie', clearedSessionCookie());
     return c.redirect(`${BASE}/sign-in?signed_out`, 303);
   })
   .post('/sign-out-everywhere', async (c) => {
     const checked = await signedInForm(c);
     if (checked instanceof Response) return checked;
-    await signOutEverywhere(c.env.DB, await sessionRef(checked.sessionId), c.get('client'));
+    await signOutEverywhere(sessionDb(c), await sessionRef(checked.sessionId), c.get('client'));
     c.header('Set-Cookie', clearedSessionCookie());
     return c.redirect(`${BASE}/sign-in?signed_out`, 303);
   });

@@ -11,7 +11,7 @@ import { checkWebhookUrl } from '../../webhooks/url-rules.ts';
 import type { WebhookMessage } from '../../webhooks/queue.ts';
 import { keyRing } from '../../webhooks/secret-box.ts';
 import type { DashboardEnv } from '../env.ts';
-import { signedInForm, toSignIn } from '../http.ts';
+import { sessionDatabase, sessionDb, signedInForm, toSignIn } from '../http.ts';
 import { formToken } from '../session.ts';
 import { BASE, ErrorSummary, Field, Notice, Page, Scroll, ShownOnce, Time, Token, type Errors } from '../views.tsx';
 import {
@@ -311,7 +311,7 @@ export const webhookRoutes = new Hono<DashboardEnv>()
   .get('/webhooks', async (c) => {
     const sessionId = c.get('sessionId');
     if (!sessionId) return toSignIn(c);
-    return renderList(c, sessionId, await webhooksPage(c.env.DB, await sessionRef(sessionId)));
+    return renderList(c, sessionId, await webhooksPage(sessionDb(c), await sessionRef(sessionId)));
   })
   .post('/webhooks', async (c) => {
     const checked = await signedInForm(c);
@@ -319,10 +319,10 @@ export const webhookRoutes = new Hono<DashboardEnv>()
     const ref = await sessionRef(checked.sessionId);
     const origin = new URL(c.req.url).origin;
     const { values, errors, url } = parseEndpointForm(checked.form, checked.params, c.get('config').webhookAllowLoopback, origin);
-    if (!url || Object.keys(errors).length > 0) return renderList(c, checked.sessionId, await webhooksPage(c.env.DB, ref), { values, errors }, 400);
+    if (!url || Object.keys(errors).length > 0) return renderList(c, checked.sessionId, await webhooksPage(sessionDb(c), ref), { values, errors }, 400);
     const eventTypes = EVENT_TYPES.filter((type) => values.eventTypes.includes(type));
     const ring = await keyRing(c.env.WEBHOOK_SECRET_KEYS);
-    const result = await createEndpoint(c.env.DB, ref, c.get('client'), ring, { url, eventTypes, description: values.description || null });
+    const result = await createEndpoint(sessionDb(c), ref, c.get('client'), ring, { url, eventTypes, description: values.description || null });
     if (!result.created) {
       const errors = { url: result.refused?.message ?? 'The endpoint could not be added. Try again.' };
       return renderList(c, checked.sessionId, result, { values, errors }, 409);
@@ -334,7 +334,7 @@ export const webhookRoutes = new Hono<DashboardEnv>()
     if (!sessionId) return toSignIn(c);
     const id = c.req.param('id');
     const ref = await sessionRef(sessionId);
-    const page = ENDPOINT_ID.test(id) ? await endpointPage(c.env.DB, ref, id) : noEndpoint(await webhooksPage(c.env.DB, ref));
+    const page = ENDPOINT_ID.test(id) ? await endpointPage(sessionDb(c), ref, id) : noEndpoint(await webhooksPage(sessionDb(c), ref));
     return renderEndpoint(c, sessionId, page);
   })
   .post('/webhooks/:id/rotate', async (c) => {
@@ -342,11 +342,11 @@ export const webhookRoutes = new Hono<DashboardEnv>()
     if (checked instanceof Response) return checked;
     const ref = await sessionRef(checked.sessionId);
     const endpointId = c.req.param('id');
-    if (!ENDPOINT_ID.test(endpointId)) return renderEndpoint(c, checked.sessionId, noEndpoint(await webhooksPage(c.env.DB, ref)));
+    if (!ENDPOINT_ID.test(endpointId)) return renderEndpoint(c, checked.sessionId, noEndpoint(await webhooksPage(sessionDb(c), ref)));
     const overlap = OVERLAPS.find(([value]) => value === checked.form.overlap);
-    if (!overlap) return renderEndpoint(c, checked.sessionId, await endpointPage(c.env.DB, ref, endpointId), 'Choose how long the old secret keeps signing.', 400);
+    if (!overlap) return renderEndpoint(c, checked.sessionId, await endpointPage(sessionDb(c), ref, endpointId), 'Choose how long the old secret keeps signing.', 400);
     const ring = await keyRing(c.env.WEBHOOK_SECRET_KEYS);
-    const result = await rotateSecret(c.env.DB, ref, c.get('client'), ring, { endpointId, expiresInSeconds: Number(overlap[0]) });
+    const result = await rotateSecret(sessionDb(c), ref, c.get('client'), ring, { endpointId, expiresInSeconds: Number(overlap[0]) });
     if (!result.rotated) return renderEndpoint(c, checked.sessionId, result);
     return renderEndpoint(c, checked.sessionId, result, undefined, 200, result.rotated);
   })
@@ -355,9 +355,9 @@ export const webhookRoutes = new Hono<DashboardEnv>()
     if (checked instanceof Response) return checked;
     const ref = await sessionRef(checked.sessionId);
     const endpointId = c.req.param('id');
-    if (!ENDPOINT_ID.test(endpointId)) return renderEndpoint(c, checked.sessionId, noEndpoint(await webhooksPage(c.env.DB, ref)));
+    if (!ENDPOINT_ID.test(endpointId)) return renderEndpoint(c, checked.sessionId, noEndpoint(await webhooksPage(sessionDb(c), ref)));
     const status = c.req.param('change') === 'enable' ? 'enabled' : 'disabled';
-    const result = await setEndpointStatus(c.env.DB, ref, c.get('client'), { endpointId, status });
+    const result = await setEndpointStatus(sessionDb(c), ref, c.get('client'), { endpointId, status });
     const notice = status === 'enabled' ? 'Enabled: events from now on are delivered to it.' : 'Disabled: nothing is delivered to it until you enable it.';
     return renderEndpoint(c, checked.sessionId, result, result.changed ? notice : undefined);
   })
@@ -366,7 +366,7 @@ export const webhookRoutes = new Hono<DashboardEnv>()
     if (checked instanceof Response) return checked;
     const ref = await sessionRef(checked.sessionId);
     const id = c.req.param('id');
-    const result = ENDPOINT_ID.test(id) ? await deleteEndpoint(c.env.DB, ref, c.get('client'), id) : { ...(await webhooksPage(c.env.DB, ref)), deleted: false };
+    const result = ENDPOINT_ID.test(id) ? await deleteEndpoint(sessionDb(c), ref, c.get('client'), id) : { ...(await webhooksPage(sessionDb(c), ref)), deleted: false };
     return renderList(c, checked.sessionId, result, { notice: result.deleted ? `Deleted the endpoint ${id}.` : 'There was no such endpoint.' }, result.deleted ? 200 : 404);
   })
   .post('/webhooks/:id/resend', async (c) => {
@@ -375,11 +375,11 @@ export const webhookRoutes = new Hono<DashboardEnv>()
     const ref = await sessionRef(checked.sessionId);
     const endpointId = c.req.param('id');
     const eventId = checked.form.event_id ?? '';
-    if (!ENDPOINT_ID.test(endpointId) || !EVENT_ID.test(eventId)) return renderEndpoint(c, checked.sessionId, noEndpoint(await webhooksPage(c.env.DB, ref)));
-    const page = await prepareResend(c.env.DB, ref, c.get('client'), { endpointId, eventId });
+    if (!ENDPOINT_ID.test(endpointId) || !EVENT_ID.test(eventId)) return renderEndpoint(c, checked.sessionId, noEndpoint(await webhooksPage(sessionDb(c), ref)));
+    const page = await prepareResend(sessionDb(c), ref, c.get('client'), { endpointId, eventId });
     if (!page.endpoint) return renderEndpoint(c, checked.sessionId, page);
     if (!page.event) return renderEndpoint(c, checked.sessionId, page, 'That event is no longer kept (events are kept 30 days), so it cannot be sent again.', 404);
-    const message: WebhookMessage = { kind: 'delivery', eventId, endpointId, resend: true };
+    const message: WebhookMessage = { kind: 'delivery', database: sessionDatabase(c), eventId, endpointId, resend: true };
     await c.env.WEBHOOK_QUEUE.send(message);
     return renderEndpoint(c, checked.sessionId, page, `Event ${eventId} is queued for delivery again. Reload this page in a few seconds to see the attempt.`, 202);
   });
