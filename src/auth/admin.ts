@@ -23,7 +23,7 @@ async function sameSecret(given: string, expected: string): Promise<boolean> {
 
 /**
  * One D1 query before the handler's own: the admin API is a low-volume dashboard API, and asking
- * first keeps the token comparison out of reach of a throttled address (README, decisions).
+ * first keeps the token comparison out of reach of a throttled address (docs/decisions.md).
  */
 export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   const expected = c.env.ADMIN_TOKEN;

@@ -3,7 +3,7 @@
 // Times are integer milliseconds since the epoch (UTC); the HTTP layer formats them.
 // drizzle is imported by its subpath modules (drizzle-orm/sql/sql, …/sqlite-core/table), never its
 // index, here and in every db module: behind the lazily loaded app esbuild keeps all an index
-// re-exports, 28 KiB of drizzle the Worker never runs (README, Cold start).
+// re-exports, 28 KiB of drizzle the Worker never runs (docs/decisions.md, "Cold start").
 import { sql } from 'drizzle-orm/sql/sql';
 import { check } from 'drizzle-orm/sqlite-core/checks';
 import { integer } from 'drizzle-orm/sqlite-core/columns/integer';
