@@ -13,9 +13,8 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { build, type Plugin } from 'esbuild';
 import { databaseOfId } from '../src/db/databases.ts';
-import { bundleOurs } from './lib/bundle.ts';
+import { bundleWithEntry } from './lib/bundle.ts';
 import { applyMigrations } from './lib/migrations.ts';
 import { BINDINGS, CLK_TCK, cpuTicks, databaseBindings, startServer } from './lib/server.ts';
 
@@ -43,27 +42,6 @@ function machineTicks(): { busy: number; total: number } {
 const CORES = availableParallelism();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The deployed bundle, and bench/capacity/entry.ts beside it importing it unchanged. */
-async function bundle(dir: string): Promise<string[]> {
-  const service = bundleOurs(dir);
-  const serviceBundle: Plugin = {
-    name: 'service-bundle',
-    setup(b) {
-      b.onResolve({ filter: /\/src\/index\.ts$/ }, () => ({ path: './index.js', external: true }));
-    },
-  };
-  await build({
-    entryPoints: ['bench/capacity/entry.ts'],
-    outfile: join(dir, 'bench-entry.js'),
-    bundle: true,
-    format: 'esm',
-    target: 'es2024',
-    platform: 'neutral',
-    plugins: [serviceBundle],
-    logLevel: 'warning',
-  });
-  return [join(dir, 'bench-entry.js'), ...service.modules.filter((m) => /\.m?js$/.test(m)).map((m) => join(dir, m))];
-}
 
 /** Two adults and two children, as bench/latency.ts sends. */
 const HOUSEHOLD = {
@@ -262,7 +240,7 @@ function limit(r: Row): string {
   return r.machineShare >= 0.9 ? `CPU (machine ${(r.machineShare * 100).toFixed(0)} % busy)` : `CPU (workerd ${(r.cpuShare * 100).toFixed(0)} % of a core)`;
 }
 
-const modules = await bundle(join(OUT, 'capacity'));
+const modules = await bundleWithEntry('bench/capacity/entry.ts', join(OUT, 'capacity'));
 const rows: Row[] = [];
 const startedAt = new Date();
 for (const n of config.databases) {

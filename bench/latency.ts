@@ -10,8 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build, type Plugin } from 'esbuild';
-import { bundleOurs } from './lib/bundle.ts';
+import { bundleWithEntry } from './lib/bundle.ts';
 import { databaseOfId } from '../src/db/databases.ts';
 import { applyMigrations } from './lib/migrations.ts';
 import { median } from './lib/report.ts';
@@ -41,35 +40,6 @@ if (config.requests < 1 || config.delay < 1) throw new Error('BENCH_LATENCY_REQU
 
 const log = (line: string) => process.stderr.write(`[latency] ${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-// -------------------------------------------------------------------------------------------
-// The Worker: the deployed bundle, unchanged, imported by bench/latency/entry.ts.
-
-/**
- * `wrangler deploy --dry-run --minify` into `dir`, and the bench entry beside it as bench-entry.js:
- * the entry's path first, then the bundle's modules.
- */
-async function bundle(dir: string): Promise<string[]> {
-  const service = bundleOurs(dir);
-  const serviceBundle: Plugin = {
-    name: 'service-bundle',
-    setup(b) {
-      // The entry's import of the service's source becomes an import of its deployed bundle.
-      b.onResolve({ filter: /\/src\/index\.ts$/ }, () => ({ path: './index.js', external: true }));
-    },
-  };
-  await build({
-    entryPoints: ['bench/latency/entry.ts'],
-    outfile: join(dir, 'bench-entry.js'),
-    bundle: true,
-    format: 'esm',
-    target: 'es2024',
-    platform: 'neutral',
-    plugins: [serviceBundle],
-    logLevel: 'warning',
-  });
-  return [join(dir, 'bench-entry.js'), ...service.modules.filter((m) => /\.m?js$/.test(m)).map((m) => join(dir, m))];
-}
 
 // -------------------------------------------------------------------------------------------
 // A server per delay, each with its own database, account and key (set up over HTTP).
@@ -495,7 +465,7 @@ async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   log(`config ${JSON.stringify(config)}`);
   log('bundling the service (wrangler deploy --dry-run --minify) and the bench entry around it');
-  const modules = await bundle(join(OUT, 'latency'));
+  const modules = await bundleWithEntry('bench/latency/entry.ts', join(OUT, 'latency'));
 
   const sites: Site[] = [];
   try {

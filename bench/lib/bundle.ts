@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 
 export interface Bundle {
   /** The entry module to load into Miniflare. */
@@ -70,4 +70,30 @@ export async function bundlePlain(entry: string, outdir: string, { minify = true
     logLevel: 'warning',
   });
   return measure(outdir, 'index.js');
+}
+
+/**
+ * `wrangler deploy --dry-run --minify` into `dir`, and `entryPoint` (a bench entry that imports
+ * src/index.ts) bundled beside it as bench-entry.js, its import of the service's source turned
+ * into an import of the deployed bundle: the entry's path first, then the bundle's modules.
+ */
+export async function bundleWithEntry(entryPoint: string, dir: string): Promise<string[]> {
+  const service = bundleOurs(dir);
+  const serviceBundle: Plugin = {
+    name: 'service-bundle',
+    setup(b) {
+      b.onResolve({ filter: /\/src\/index\.ts$/ }, () => ({ path: './index.js', external: true }));
+    },
+  };
+  await build({
+    entryPoints: [entryPoint],
+    outfile: join(dir, 'bench-entry.js'),
+    bundle: true,
+    format: 'esm',
+    target: 'es2024',
+    platform: 'neutral',
+    plugins: [serviceBundle],
+    logLevel: 'warning',
+  });
+  return [join(dir, 'bench-entry.js'), ...service.modules.filter((m) => /\.m?js$/.test(m)).map((m) => join(dir, m))];
 }
