@@ -3,6 +3,7 @@
 // under Node with the real @hono/zod-openapi); in the Worker, `@hono/zod-openapi` is src/zod-openapi-trimmed/,
 // which validates requests as the real one does and records no OpenAPI metadata.
 import { OpenAPIHono } from '@hono/zod-openapi';
+import { TrieRouter } from 'hono/router/trie-router';
 import { adminRoutes } from './admin/routes.ts';
 import { chartRoutes } from './chart/routes.ts';
 import { docsRoutes } from './docs/routes.ts';
@@ -20,7 +21,11 @@ import { meRoutes } from './me/routes.ts';
 import { revisionRoutes } from './revisions/routes.ts';
 import { scenarioRoutes } from './scenarios/routes.ts';
 
-const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+// TrieRouter, not Hono's default SmartRouter: that one first tries RegExpRouter, which refuses
+// these routes (a static segment beside a parameter: /scenarios/export and /scenarios/{token})
+// by throwing, and the Error thrown at isolate start made workerd collect source positions for
+// the whole bundle, about a quarter of the cold start (bench/README.md, "Cold start").
+const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook, router: new TrieRouter() });
 
 app.use('*', requestContext);
 app.use('*', corsPreflight);
@@ -90,8 +95,8 @@ const { onError, notFound } = errorHandlers(routeTable);
 app.onError(onError);
 app.notFound(notFound);
 
-// Hono's router builds its matcher (one regular expression per method over every route) on the
-// first match: here, while the isolate starts, rather than on its first request.
+// One match while the isolate starts, so that the router's match path is compiled then, not on
+// the first request.
 app.router.match('GET', '/');
 
 /** The app's type, for Hono's typed client (`hc<AppType>`). */

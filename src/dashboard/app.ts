@@ -1,6 +1,7 @@
 // The Developers section's app: hardening, the request's context, the cross-site check on every
 // change, then one sub-app per page.
 import { Hono } from 'hono';
+import { TrieRouter } from 'hono/router/trie-router';
 import { SCRIPT } from './assets.ts';
 import type { DashboardEnv } from './env.ts';
 import { assetHeaders, hardening, requestContext, sameOrigin, stylesheet, toSignIn } from './http.ts';
@@ -11,7 +12,9 @@ import { webhookRoutes } from './pages/webhooks.tsx';
 import { BASE } from './views.tsx';
 import { SignedOutError } from './workflows.ts';
 
-export const dashboardApp = new Hono<DashboardEnv>().basePath(BASE);
+// TrieRouter, as the API's (src/app.ts): Hono's default router first tries RegExpRouter, which
+// refuses `:change{disable|enable}` by throwing, on the first request.
+export const dashboardApp = new Hono<DashboardEnv>({ router: new TrieRouter() }).basePath(BASE);
 
 dashboardApp.use('*', hardening);
 dashboardApp.use('*', requestContext);
