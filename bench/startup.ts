@@ -10,6 +10,10 @@
 //    on a direct socket, with the bindings `npm run bench` gives it, and times (a) instance ready:
 //    `new Miniflare()` until `mf.ready` (workerd starts, compiles the Worker and runs its global
 //    scope), (b) the first GET /me and (c) a second one, from this process over loopback.
+// 3. workerd, bare: each run is a fresh `workerd test` process (the workerd binary wrangler runs)
+//    whose test handler imports the bundle and returns: workerd compiles the bundle and runs its
+//    global scope as it does for a new isolate in production. Over the trivial Worker's run, that
+//    is the global scope in the runtime itself, without Miniflare's own start around it.
 // Cloudflare starts an isolate while the TLS handshake is under way, so the global scope is partly
 // hidden from the caller; what the first request does beyond a warm one is not. The figure to
 // keep small is global scope + the first request's extra, each as the service's minus the trivial
@@ -19,17 +23,21 @@
 // another commit) adds that build as a column, measured in the same alternating runs: before/after.
 // BENCH_STARTUP_PROFILE=1 also writes a V8 CPU profile of the Node probe (import + two requests)
 // on an unminified bundle, and prints where its time went by module and by function.
-// BENCH_STARTUP_INSTRUCTIONS=1 also counts the instructions of the Node probe under valgrind's
-// callgrind (V8 single-threaded, so compiling and GC are counted too; median of 3 runs, which
-// agree to about 1 %): the import alone, and the import with the first request. Timings on this
+// BENCH_STARTUP_INSTRUCTIONS=1 also counts the instructions of the Node probe and of the bare
+// workerd run under valgrind's callgrind (Node's V8 single-threaded, so compiling and GC are
+// counted too; workerd's background threads are counted as well; median of 3 runs, which agree to
+// about 1 %): the import alone, and the import with the first request. Timings on this
 // shared machine move by ±20 % from one minute to the next; counts do not, so compare cuts by them.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { bundleOurs, bundlePlain, measure, type Bundle } from './lib/bundle.ts';
-import { benchWorker, freePort, runtimeOptions } from './lib/server.ts';
+import { benchWorker, compatibility, freePort, runtimeOptions } from './lib/server.ts';
 
+/** The workerd binary Miniflare runs (its `workerd` dependency's default export is the binary's path). */
+const workerdBinary = (createRequire(createRequire(import.meta.url).resolve('miniflare'))('workerd') as { default: string }).default;
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 9);
 const PROFILE = process.env.BENCH_STARTUP_PROFILE === '1';
 const INSTRUCTIONS = process.env.BENCH_STARTUP_INSTRUCTIONS === '1';
@@ -84,6 +92,56 @@ function asMjs(name: string, bundle: Bundle): string {
 }
 const nodeModules = Object.fromEntries(NAMES.map((name) => [name, asMjs(name, bundles[name] as Bundle)])) as Record<Name, string>;
 
+/**
+ * A folder `workerd test` runs: the bundle as worker.mjs beside a test handler that imports it and
+ * sends it `requests` GET /me (the D1 stand-in of the Node probe), under wrangler.toml's
+ * compatibility. Returns the config's path.
+ */
+function workerdProbe(name: Name, requests: number): string {
+  const dir = join(OUT, `workerd-${name}-${requests}`);
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(nodeModules[name], join(dir, 'worker.mjs'));
+  writeFileSync(
+    join(dir, 'probe.mjs'),
+    `import worker from './worker.mjs';
+export default {
+  async test() {
+    const env = { DB: { withSession: () => ({ getBookmark: () => null }) } };
+    const ctx = { waitUntil() {}, passThroughOnException() {} };
+    for (let i = 0; i < ${requests}; i++) {
+      const response = await worker.fetch(new Request('http://startup.test/me'), env, ctx);
+      await response.arrayBuffer();
+      if (response.status !== 401) throw new Error('expected 401, got ' + response.status);
+    }
+  },
+};
+`,
+  );
+  const { compatibilityDate, compatibilityFlags } = compatibility();
+  writeFileSync(
+    join(dir, 'config.capnp'),
+    `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (services = [(name = "startup", worker = .worker)]);
+const worker :Workerd.Worker = (
+  modules = [(name = "probe.mjs", esModule = embed "probe.mjs"), (name = "worker.mjs", esModule = embed "worker.mjs")],
+  compatibilityDate = "${compatibilityDate}",
+  compatibilityFlags = [${compatibilityFlags.map((flag) => JSON.stringify(flag)).join(', ')}],
+);
+`,
+  );
+  return join(dir, 'config.capnp');
+}
+const workerdConfigs = Object.fromEntries(NAMES.map((name) => [name, workerdProbe(name, 0)])) as Record<Name, string>;
+
+/** Wall time of one fresh `workerd test` process over the config: start, compile, global scope, exit. */
+function bareWorkerdRun(config: string): number {
+  const t0 = performance.now();
+  const run = spawnSync(workerdBinary, ['test', config], { encoding: 'utf8' });
+  const elapsed = performance.now() - t0;
+  if (run.status !== 0) throw new Error(`workerd test failed:\n${run.stderr.slice(-2000)}`);
+  return elapsed;
+}
+
 function probe(modulePath: string, nodeArgs: string[] = []): Sample {
   const run = spawnSync(process.execPath, [...nodeArgs, probePath, `file://${modulePath}`], { encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`probe failed:\n${run.stderr}`);
@@ -122,12 +180,15 @@ async function miniflareRun(scriptPath: string): Promise<Sample> {
 
 const node: Record<Name, Sample[]> = { trivial: [], against: [], ours: [] };
 const workerd: Record<Name, Sample[]> = { trivial: [], against: [], ours: [] };
-log(`${RUNS} fresh Node processes and ${RUNS} fresh Miniflare instances per Worker, alternating`);
+const bare: Record<Name, number[]> = { trivial: [], against: [], ours: [] };
+log(`${RUNS} fresh Node processes, ${RUNS} fresh workerd processes and ${RUNS} fresh Miniflare instances per Worker, alternating`);
 // One untimed instance first: this process's own first fetch (loading its HTTP client) is not the Worker's.
 await miniflareRun(bundles.trivial.scriptPath);
+bareWorkerdRun(workerdConfigs.trivial);
 for (let run = 0; run < RUNS; run++) {
   const order = run % 2 ? [...NAMES].reverse() : NAMES;
   for (const name of order) node[name].push(probe(nodeModules[name]));
+  for (const name of order) bare[name].push(bareWorkerdRun(workerdConfigs[name]));
   for (const name of order) workerd[name].push(await miniflareRun((bundles[name] as Bundle).scriptPath));
 }
 
@@ -136,17 +197,19 @@ const scope = (s: Sample) => s.globalScope;
 const firstExtra = (s: Sample) => s.firstRequest - s.warmRequest;
 const rows: Array<[string, (name: Name) => number]> = [
   ['global scope: `import()` of the minified bundle in a fresh Node', (name) => m(node[name], scope)],
+  ['global scope in workerd: a fresh `workerd test` process importing the bundle (start to exit)', (name) => median(bare[name])],
   ['first request − warm request, fresh Node process (GET /me)', (name) => m(node[name], firstExtra)],
   ['first request − warm request, fresh Miniflare instance (GET /me)', (name) => m(workerd[name], firstExtra)],
   ['Miniflare instance ready (workerd compiles and runs the global scope)', (name) => m(workerd[name], scope)],
   ['warm request, Miniflare (GET /me, client time)', (name) => m(workerd[name], (s) => s.warmRequest)],
 ];
 const diff = (pick: (name: Name) => number, name: Name = 'ours') => pick(name) - pick('trivial');
-const coldExtra = (name: Name) => diff(rows[0]![1], name) + diff(rows[2]![1], name);
+const coldExtra = (name: Name) => diff(rows[0]![1], name) + diff(rows[3]![1], name);
+const coldExtraWorkerd = (name: Name) => diff(rows[1]![1], name) + diff(rows[3]![1], name);
 const ms = (value: number) => value.toFixed(1);
 const kib = (b: Bundle) => `${(b.minifiedBytes / 1024).toFixed(1)} KiB minified, ${(b.gzipBytes / 1024).toFixed(1)} KiB gzipped`;
 const report = [
-  `Medians of ${RUNS} fresh Node ${process.version} processes and ${RUNS} fresh Miniflare instances per Worker, alternating; ${new Date().toISOString()}.`,
+  `Medians of ${RUNS} fresh Node ${process.version} processes, ${RUNS} fresh workerd processes and ${RUNS} fresh Miniflare instances per Worker, alternating; ${new Date().toISOString()}.`,
   `Bundles: this service ${kib(bundles.ours)}; trivial Worker ${kib(bundles.trivial)}${bundles.against ? `; ${AGAINST} ${kib(bundles.against)}` : ''}.`,
   '',
   ...(AGAINST
@@ -154,12 +217,14 @@ const report = [
         `| ms | trivial Worker | ${AGAINST} | difference | this service | difference |`,
         '|---|---:|---:|---:|---:|---:|',
         ...rows.map(([label, pick]) => `| ${label} | ${ms(pick('trivial'))} | ${ms(pick('against'))} | ${ms(diff(pick, 'against'))} | ${ms(pick('ours'))} | ${ms(diff(pick))} |`),
+        `| **cold request over a trivial Worker**: global scope (workerd) + first request's extra (Miniflare) | | | **${ms(coldExtraWorkerd('against'))}** | | **${ms(coldExtraWorkerd('ours'))}** |`,
         `| **cold request over a trivial Worker**: global scope (Node) + first request's extra (Miniflare) | | | **${ms(coldExtra('against'))}** | | **${ms(coldExtra('ours'))}** |`,
       ]
     : [
         '| ms | trivial Worker | this service | difference |',
         '|---|---:|---:|---:|',
         ...rows.map(([label, pick]) => `| ${label} | ${ms(pick('trivial'))} | ${ms(pick('ours'))} | ${ms(diff(pick))} |`),
+        `| **cold request over a trivial Worker**: global scope (workerd) + first request's extra (Miniflare) | | | **${ms(coldExtraWorkerd('ours'))}** |`,
         `| **cold request over a trivial Worker**: global scope (Node) + first request's extra (Miniflare) | | | **${ms(coldExtra('ours'))}** |`,
       ]),
 ].join('\n');
@@ -169,40 +234,50 @@ writeFileSync(resolve('bench/.out/startup.md'), `${report}\n`);
 if (INSTRUCTIONS) countInstructions();
 if (PROFILE) await profile();
 
-/** Instructions of a fresh Node process importing each bundle (and serving its first request), under callgrind. */
+/**
+ * Instructions of a fresh Node process importing each bundle (and serving its first request), and
+ * of a fresh `workerd test` process doing the same, under callgrind.
+ */
 function countInstructions(): void {
   if (spawnSync('valgrind', ['--version']).status !== 0) {
     log('valgrind is not installed: no instruction counts (apt install valgrind)');
     return;
   }
-  const count = (modulePath: string, withRequest: boolean): number => {
+  const count = (command: string[]): number => {
     const runs: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const run = spawnSync(
-        'valgrind',
-        ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, '--single-threaded', probePath, `file://${modulePath}`, ...(withRequest ? [] : ['--import-only'])],
-        { encoding: 'utf8' },
-      );
+      const run = spawnSync('valgrind', ['--tool=callgrind', '--callgrind-out-file=/dev/null', ...command], { encoding: 'utf8' });
       const collected = /Collected : (\d+)/.exec(run.stderr)?.[1];
       if (run.status !== 0 || collected === undefined) throw new Error(`callgrind failed:\n${run.stderr.slice(-2000)}`);
       runs.push(Number(collected));
     }
     return median(runs);
   };
+  const nodeProbe = (name: Name, withRequest: boolean) => [process.execPath, '--single-threaded', probePath, `file://${nodeModules[name]}`, ...(withRequest ? [] : ['--import-only'])];
   log('counting instructions under callgrind (3 runs per cell)');
   const cells = Object.fromEntries(
-    NAMES.map((name) => [name, { scope: count(nodeModules[name], false), total: count(nodeModules[name], true) }]),
-  ) as Record<Name, { scope: number; total: number }>;
+    NAMES.map((name) => [
+      name,
+      {
+        scope: count(nodeProbe(name, false)),
+        total: count(nodeProbe(name, true)),
+        workerdScope: count([workerdBinary, 'test', workerdConfigs[name]]),
+        workerdTotal: count([workerdBinary, 'test', workerdProbe(name, 1)]),
+      },
+    ]),
+  ) as Record<Name, { scope: number; total: number; workerdScope: number; workerdTotal: number }>;
   const mi = (n: number) => (n / 1e6).toFixed(1);
   const others = NAMES.filter((name) => name !== 'trivial');
   const label = (name: Name) => (name === 'ours' ? 'this service' : AGAINST);
-  const line = (title: string, key: 'scope' | 'total') =>
+  const line = (title: string, key: 'scope' | 'total' | 'workerdScope' | 'workerdTotal') =>
     `| ${title} | ${mi(cells.trivial[key])} | ${others.map((name) => `${mi(cells[name][key])} | ${mi(cells[name][key] - cells.trivial[key])}`).join(' | ')} |`;
   const table = [
-    `| M instructions (Node, callgrind) | trivial Worker | ${others.map((name) => `${label(name)} | difference`).join(' | ')} |`,
+    `| M instructions (callgrind) | trivial Worker | ${others.map((name) => `${label(name)} | difference`).join(' | ')} |`,
     `|---|---:|${others.map(() => '---:|---:').join('|')}|`,
-    line('fresh process: `import()` of the bundle', 'scope'),
-    line('fresh process: `import()` + first request (GET /me)', 'total'),
+    line('fresh Node process: `import()` of the bundle', 'scope'),
+    line('fresh Node process: `import()` + first request (GET /me)', 'total'),
+    line('fresh `workerd test` process: importing the bundle', 'workerdScope'),
+    line('fresh `workerd test` process: importing it + first request (GET /me)', 'workerdTotal'),
   ].join('\n');
   console.log(`\n${table}`);
   writeFileSync(resolve('bench/.out/startup.md'), `${report}\n\n${table}\n`);
