@@ -611,10 +611,17 @@ const EVENT_RECORDED = 'EXISTS (SELECT 1 FROM events WHERE id = ?)';
 const UPDATE =
   'UPDATE scenarios SET scenario_data = ?, state_id = ?, updated_at = ?, version = version + 1, change_id = ? ' +
   `WHERE token = ? AND account_id = ${ACCOUNT_OF_WRITE_KEY} AND NOT ${EVENT_RECORDED}`;
+// A create is skipped for an account at its quota (ACCOUNT_MAX_SCENARIOS), and counts the row it wrote.
+const MAX_SCENARIOS = 100_000;
 const INSERT =
   'INSERT INTO scenarios (token, account_id, state_id, scenario_data, version, change_id, created_at, updated_at) ' +
   `SELECT ?, account_id, ?, ?, 1, ?, ?, ? FROM api_keys WHERE ${LIVE_WRITE} ` +
-  `AND NOT EXISTS (SELECT 1 FROM scenarios WHERE token = ?) AND NOT ${EVENT_RECORDED}`;
+  `AND NOT EXISTS (SELECT 1 FROM scenarios WHERE token = ?) AND NOT ${EVENT_RECORDED} ` +
+  'AND (SELECT scenario_count FROM accounts WHERE id = api_keys.account_id) < ?';
+const COUNT_CREATED =
+  'UPDATE accounts SET scenario_count = scenario_count + 1 ' +
+  `WHERE id = (SELECT account_id FROM scenarios WHERE token = ? AND change_id = ?) AND NOT ${EVENT_RECORDED}`;
+const SCENARIO_COUNT = `SELECT scenario_count FROM accounts WHERE id = ${ACCOUNT_OF_WRITE_KEY}`;
 const RECORD_EVENT =
   'INSERT INTO events (id, account_id, type, token, version, created_at) SELECT ?, account_id, ?, token, version, ? ' +
   'FROM scenarios WHERE token = ? AND change_id = ? ON CONFLICT (id) DO NOTHING';
@@ -657,6 +664,8 @@ function listItem(row: ScenarioRow, retentionDays: number | null, now: number) {
     token: row.token,
     expired,
     created_at: formatTimestamp(row.created_at),
+    updated_at: formatTimestamp(row.updated_at),
+    version: row.version,
     scenario_data: JSON.parse(row.scenario_data) as unknown,
   };
 }
@@ -796,17 +805,23 @@ async function create(request: Request, url: URL, env: BaselineEnv, ctx: Executi
     const token = generateToken();
     const { stored, stateId } = toStored(data, token);
     const batch = await withKey(env, key, [
-      env.DB.prepare(INSERT).bind(token, stateId, JSON.stringify(stored), eventId, now, now, ...keyParams(key), token, eventId),
+      env.DB.prepare(INSERT).bind(token, stateId, JSON.stringify(stored), eventId, now, now, ...keyParams(key), token, eventId, MAX_SCENARIOS),
+      env.DB.prepare(COUNT_CREATED).bind(token, eventId, eventId),
       env.DB.prepare(RECORD_EVENT).bind(eventId, 'scenario.created', now, token, eventId),
       env.DB.prepare(RECORD_REVISION).bind(token, eventId),
       env.DB.prepare(EVENT_BY_ID).bind(eventId, ...keyParams(key)),
+      env.DB.prepare(SCENARIO_COUNT).bind(...keyParams(key)),
     ]);
     const caller = await judge(request, env, ctx, key, batch.keyRow, true, batch.throttled);
     onCaller(caller.accountId);
-    if (batch.results[3]?.[0]) {
+    if (batch.results[4]?.[0]) {
       queueEvent(env, ctx, eventId);
       const body = detail({ token, state_id: stateId, created_at: now }, stored, await signChartUrl(env, url.origin, caller.accountId, token, now), 'Scenario created');
       return json(body, 201, { Location: `${url.origin}/scenarios/${token}`, ETag: etagFor(1) });
+    }
+    const held = (batch.results[5]?.[0] as { scenario_count?: number } | undefined)?.scenario_count;
+    if (held !== undefined && held >= MAX_SCENARIOS) {
+      throw new HttpError(409, 'quota_exceeded', 'Scenario quota reached', `This account holds ${held} scenarios, its quota of ${MAX_SCENARIOS}; delete some before creating more`);
     }
     if (attempt >= 3) throw new Error('could not draw a free scenario token');
   }
