@@ -124,14 +124,14 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
       security,
       middleware: [requireAdmin, noQueryParameters, strictUtf8JsonBody] as const,
       request: { body: { required: true, content: json(CreateAccountBody, { name: 'Acme Benefits Lab', email: 'dev@acme.example' }) } },
-      responses: {
+      responses: documented(() => ({
         201: {
           description: 'Created',
           headers: headers(),
           content: json(AccountSchema, { id: 7, name: 'Acme Benefits Lab', email: 'dev@acme.example', created_at: '2026-11-21T08:14:03.512000Z' }),
         },
         ...problemResponses('admin', 'invalid_json', 'validation_failed', 'conflict', 'payload_too_large'),
-      },
+      })),
     }),
     async (c) => {
       const { name, email } = c.req.valid('json');
@@ -155,14 +155,14 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
         params: IdParam('Account'),
         body: { required: true, content: json(CreateKeyBody, { name: 'ci', scope: 'read', expires_at: '2027-06-30T00:00:00Z' }) },
       },
-      responses: {
+      responses: documented(() => ({
         201: {
           description: 'Created',
           headers: headers(),
           content: json(CreatedKeySchema, { ...EXAMPLE_KEY, key: 'scn_4fQ9xZk2LmP8sWq1VbN7cRt5YhJ3dGf6aE0u' }),
         },
         ...problemResponses('admin', 'not_found', 'invalid_json', 'validation_failed', 'payload_too_large'),
-      },
+      })),
     }),
     async (c) => {
       const accountId = Number(c.req.valid('param').id);
@@ -193,7 +193,7 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
       security,
       middleware: [requireAdmin, noQueryParameters] as const,
       request: { params: IdParam('Account') },
-      responses: {
+      responses: documented(() => ({
         200: {
           description: 'The keys, newest first, without secrets',
           headers: headers(),
@@ -202,7 +202,7 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
           }),
         },
         ...problemResponses('admin', 'not_found'),
-      },
+      })),
     }),
     async (c) => {
       const accountId = Number(c.req.valid('param').id);
@@ -223,14 +223,14 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
       security,
       middleware: [requireAdmin, noQueryParameters] as const,
       request: { params: IdParam('Key') },
-      responses: {
+      responses: documented(() => ({
         200: {
           description: 'The revoked key',
           headers: headers(),
           content: json(KeySchema, { ...EXAMPLE_KEY, last_used_at: '2026-11-21T09:02:41.007000Z', revoked_at: '2026-11-22T10:00:00.000000Z' }),
         },
         ...problemResponses('admin', ['not_found', KEY_NOT_FOUND]),
-      },
+      })),
     }),
     async (c) => {
       const keyId = Number(c.req.valid('param').id);
@@ -254,14 +254,14 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
       security,
       middleware: [requireAdmin, noQueryParameters, strictUtf8JsonBody] as const,
       request: { params: IdParam('Key'), body: { required: true, content: json(RollKeyBody, { expires_in: 3600 }) } },
-      responses: {
+      responses: documented(() => ({
         201: {
           description: 'The new key',
           headers: headers(),
           content: json(CreatedKeySchema, { ...EXAMPLE_KEY, id: 13, key: 'scn_7hQ2xZk2LmP8sWq1VbN7cRt5YhJ3dGf6aE0u' }),
         },
         ...problemResponses('admin', ['not_found', 'No live key with that id'], 'invalid_json', 'validation_failed', 'payload_too_large'),
-      },
+      })),
     }),
     async (c) => {
       const now = Date.now();

@@ -47,7 +47,7 @@ export const chartRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
           }),
       }),
     },
-    responses: {
+    responses: documented(() => ({
       200: {
         description: 'The chart',
         headers: headers(),
@@ -55,7 +55,7 @@ export const chartRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
         content: { 'image/svg+xml': { schema: documented(() => z.string().max(131_072).openapi({ description: 'An SVG document' })) } },
       },
       ...problemResponses('public', 'invalid_query', 'forbidden', 'not_found'),
-    },
+    })),
   }),
   async (c) => {
     const { token } = c.req.valid('param');

@@ -3,7 +3,7 @@ import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { apiKey } from '../auth/bearer.ts';
 import { EVENT_TYPES } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
-import { jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
+import { documented, jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
 import { cursorQuery, LimitQuery, pageRequest } from '../http/pagination.ts';
 import { validationHook } from '../http/validation.ts';
 import { EVENT_ID_PATTERN, EventListSchema, EXAMPLE_EVENT, toEventForm } from './forms.ts';
@@ -33,10 +33,10 @@ export const eventRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     tags: ['Events'],
     middleware: [apiKey('read')] as const,
     request: { query: EventsQuery },
-    responses: {
+    responses: documented(() => ({
       200: { description: 'A page of events', headers: successHeaders('api-key'), content: jsonContent(EventListSchema, { data: [EXAMPLE_EVENT], has_more: false }) },
       ...problemResponses('api-key', 'invalid_query'),
-    },
+    })),
   }),
   async (c) => {
     const query = c.req.valid('query');

@@ -25,14 +25,14 @@ export const meRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     description: 'The name and e-mail address of the account the API key belongs to: the quickest check that a key works.',
     tags: ['Account'],
     middleware: [apiKey('read'), noQueryParameters] as const,
-    responses: {
+    responses: documented(() => ({
       200: {
         description: 'The account',
         headers: successHeaders('api-key'),
         content: jsonContent(AccountSchema, { name: 'Acme Benefits Lab', email: 'dev@acme.example' }),
       },
       ...problemResponses('api-key'),
-    },
+    })),
   }),
   async (c) => {
     const { caller } = await c.get('keyed').run({});

@@ -5,7 +5,7 @@ import { apiKey } from '../auth/bearer.ts';
 import { assertCanSignCharts, chartUrl } from '../chart/signing.ts';
 import { readConfig, type AppEnv } from '../env.ts';
 import { conditionalHeader, etagFor, ifMatchVersions } from '../http/conditional.ts';
-import { jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
+import { documented, jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
 import { pageQuery, toPageRequest } from '../http/pagination.ts';
 import { routeChecks } from '../http/checks.ts';
 import { noQueryParameters, refuseQueryParameters } from '../http/query.ts';
@@ -51,10 +51,10 @@ export const revisionRoutes = base
       tags: ['Revisions'],
       middleware: [apiKey('read')] as const,
       request: { params: TokenParams, query: pageQuery('version', 'a version number', '3') },
-      responses: {
+      responses: documented(() => ({
         200: { description: 'A page of revisions', headers: successHeaders('api-key'), content: jsonContent(RevisionListSchema, exampleRevisionList) },
         ...problemResponses('api-key', 'not_found'),
-      },
+      })),
     }),
     async (c) => {
       const { token } = c.req.valid('param');
@@ -72,10 +72,10 @@ export const revisionRoutes = base
       tags: ['Revisions'],
       middleware: [apiKey('read'), noQueryParameters] as const,
       request: { params: RevisionParams },
-      responses: {
+      responses: documented(() => ({
         200: { description: 'The revision', headers: successHeaders('api-key'), content: jsonContent(RevisionResponseSchema, exampleRevision) },
         ...problemResponses('api-key', 'not_found'),
-      },
+      })),
     }),
     async (c) => {
       const { token, version } = c.req.valid('param');
@@ -98,14 +98,14 @@ export const revisionRoutes = base
         params: RevisionParams,
         headers: z.object({ 'if-match': conditionalHeader('The ETag the restore is based on (e.g. "v3"), or * for "if it exists"') }),
       },
-      responses: {
+      responses: documented(() => ({
         200: {
           description: 'Restored: the scenario at its new version',
           headers: successHeaders('api-key', 'ETag'),
           content: jsonContent(ScenarioDetailResponseSchema, exampleRestored),
         },
         ...problemResponses('api-key', 'forbidden', 'not_found', 'invalid_header', 'precondition_failed'),
-      },
+      })),
     }),
     async (c) => {
       const { token, version } = c.req.valid('param');
@@ -129,10 +129,10 @@ export const revisionRoutes = base
       tags: ['Revisions'],
       middleware: [apiKey('read')] as const,
       request: { params: TokenParams, query: DiffQuery },
-      responses: {
+      responses: documented(() => ({
         200: { description: 'The patch', headers: successHeaders('api-key'), content: jsonContent(DiffResponseSchema, exampleDiff) },
         ...problemResponses('api-key', 'not_found'),
-      },
+      })),
     }),
     async (c) => {
       const { token } = c.req.valid('param');

@@ -9,7 +9,7 @@ import { readConfig, type AppEnv } from '../env.ts';
 import { decodeStrictUtf8Json } from '../http/body.ts';
 import { routeChecks } from '../http/checks.ts';
 import { conditionalHeader, etagFor, ifMatchVersions, noneMatchHits } from '../http/conditional.ts';
-import { jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
+import { documented, jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
 import { pageQuery, toPageRequest } from '../http/pagination.ts';
 import { ApiError } from '../http/problem.ts';
 import { noQueryParameters, refuseQueryParameters } from '../http/query.ts';
@@ -84,10 +84,10 @@ const listCreateViewRoutes = routesBase
       tags: ['Scenarios'],
       middleware: [apiKey('read')] as const,
       request: { query: ListQuery },
-      responses: {
+      responses: documented(() => ({
         200: { description: 'A page of scenarios', headers: successHeaders('api-key'), content: jsonContent(ScenarioListSchema, exampleList) },
         ...problemResponses('api-key', 'invalid_query'),
-      },
+      })),
     }),
     async (c) => {
       const keyed = c.get('keyed');
@@ -114,7 +114,7 @@ const listCreateViewRoutes = routesBase
       tags: ['Scenarios'],
       middleware: [apiKey('read')] as const,
       request: { query: ExportQuery },
-      responses: {
+      responses: documented(() => ({
         200: {
           description: 'The export, streamed (chunked); a transfer that ends without an error is complete',
           headers: successHeaders('api-key'),
@@ -136,7 +136,7 @@ const listCreateViewRoutes = routesBase
           },
         },
         ...problemResponses('api-key', 'invalid_query'),
-      },
+      })),
     }),
     async (c) => {
       const keyed = c.get('keyed');
@@ -176,14 +176,14 @@ const listCreateViewRoutes = routesBase
         }),
         body: { required: true, content: jsonContent(CreateScenarioBodySchema, exampleCreateBody) },
       },
-      responses: {
+      responses: documented(() => ({
         201: {
           description: 'Created (or the replay of an earlier create with the same Idempotency-Key)',
           headers: successHeaders('api-key', 'Location', 'ETag', 'Idempotent-Replayed'),
           content: jsonContent(ScenarioDetailResponseSchema, () => exampleDetail('Scenario created')),
         },
         ...problemResponses('api-key', 'forbidden', 'invalid_json', 'invalid_header', 'validation_failed', 'idempotency_conflict', 'quota_exceeded', 'payload_too_large'),
-      },
+      })),
     }),
     async (c) => {
       const input = dataOf(c.req.valid('json'));
@@ -213,7 +213,7 @@ const listCreateViewRoutes = routesBase
         params: TokenParams,
         headers: z.object({ 'if-none-match': conditionalHeader('ETags from earlier replies (e.g. "v3"), or *') }),
       },
-      responses: {
+      responses: documented(() => ({
         200: {
           description: 'The scenario',
           headers: successHeaders('api-key', 'ETag'),
@@ -221,7 +221,7 @@ const listCreateViewRoutes = routesBase
         },
         304: { description: 'Not modified since the ETag given in If-None-Match', headers: successHeaders('api-key', 'ETag') },
         ...problemResponses('api-key', 'not_found'),
-      },
+      })),
     }),
     async (c) => {
       const { token } = c.req.valid('param');
@@ -247,14 +247,14 @@ function saveRoute<M extends 'post' | 'put'>(method: M) {
       headers: z.object({ 'if-match': conditionalHeader('The ETag the change is based on (e.g. "v3"), or * for "if it exists"') }),
       body: { required: true, content: jsonContent(SaveScenarioBodySchema, exampleSaveBody) },
     },
-    responses: {
+    responses: documented(() => ({
       200: {
         description: 'Saved',
         headers: successHeaders('api-key', 'ETag'),
         content: jsonContent(ScenarioDetailResponseSchema, () => exampleDetail('Scenario saved')),
       },
       ...problemResponses('api-key', 'forbidden', 'not_found', 'invalid_json', 'invalid_header', 'validation_failed', 'precondition_failed', 'payload_too_large'),
-    },
+    })),
   });
 }
 
@@ -278,14 +278,14 @@ function deleteRoute<P extends '/{token}/delete' | '/{token}'>(path: P) {
     tags: ['Scenarios'],
     middleware: [apiKey('write'), noQueryParameters] as const,
     request: { params: TokenParams },
-    responses: {
+    responses: documented(() => ({
       200: {
         description: 'Deleted',
         headers: successHeaders('api-key'),
         content: jsonContent(DeletedResponseSchema, { data: { status: 'success', message: 'Scenario deleted' } }),
       },
       ...problemResponses('api-key', 'forbidden', 'not_found'),
-    },
+    })),
   });
 }
 

@@ -6,7 +6,7 @@ import { apiKey } from '../auth/bearer.ts';
 import { EVENT_TYPES } from '../db/schema.ts';
 import { readConfig, type AppEnv } from '../env.ts';
 import { strictUtf8JsonBody } from '../http/body.ts';
-import { jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
+import { documented, jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
 import { cursorQuery, LimitQuery, pageRequest } from '../http/pagination.ts';
 import { ApiError } from '../http/problem.ts';
 import { noQueryParameters } from '../http/query.ts';
@@ -69,14 +69,14 @@ export const webhookRoutes = routesBase
       tags: ['Webhooks'],
       middleware: [apiKey('write'), noQueryParameters, strictUtf8JsonBody] as const,
       request: { body: { required: true, content: jsonContent(CreateEndpointBodySchema, { url: EXAMPLE_ENDPOINT.url, description: 'Benefits calculator' }) } },
-      responses: {
+      responses: documented(() => ({
         201: {
           description: 'Registered; the secret is in this reply only',
           headers: successHeaders('api-key'),
           content: jsonContent(CreatedEndpointSchema, { ...EXAMPLE_ENDPOINT, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw5Ec+RCTlNgA=' }),
         },
         ...problemResponses('api-key', 'forbidden', 'invalid_json', 'validation_failed', 'too_many_endpoints', 'payload_too_large'),
-      },
+      })),
     }),
     async (c) => {
       const body = c.req.valid('json');
@@ -102,10 +102,10 @@ export const webhookRoutes = routesBase
       description: "The caller's webhook endpoints (at most 10), newest first, without their secrets.",
       tags: ['Webhooks'],
       middleware: [apiKey('write'), noQueryParameters] as const,
-      responses: {
+      responses: documented(() => ({
         200: { description: 'The endpoints', headers: successHeaders('api-key'), content: jsonContent(EndpointListSchema, { data: [EXAMPLE_ENDPOINT] }) },
         ...problemResponses('api-key', 'forbidden'),
-      },
+      })),
     }),
     async (c) => {
       const endpoints = await listEndpoints(c.get('keyed'));
@@ -122,10 +122,10 @@ export const webhookRoutes = routesBase
       tags: ['Webhooks'],
       middleware: [apiKey('write'), noQueryParameters] as const,
       request: { params: IdParams },
-      responses: {
+      responses: documented(() => ({
         200: { description: 'The endpoint', headers: successHeaders('api-key'), content: jsonContent(WebhookEndpointSchema, EXAMPLE_ENDPOINT) },
         ...problemResponses('api-key', 'forbidden', NOT_FOUND),
-      },
+      })),
     }),
     async (c) => {
       const endpoint = await viewEndpoint(c.get('keyed'), c.req.valid('param').id);
@@ -142,10 +142,10 @@ export const webhookRoutes = routesBase
       tags: ['Webhooks'],
       middleware: [apiKey('write'), noQueryParameters] as const,
       request: { params: IdParams },
-      responses: {
+      responses: documented(() => ({
         204: { description: 'Deleted', headers: successHeaders('api-key') },
         ...problemResponses('api-key', 'forbidden', NOT_FOUND),
-      },
+      })),
     }),
     async (c) => {
       await deleteEndpoint(c.get('keyed'), c.req.valid('param').id, newChangeId());
@@ -165,7 +165,7 @@ export const webhookRoutes = routesBase
       tags: ['Webhooks'],
       middleware: [apiKey('write'), noQueryParameters, strictUtf8JsonBody] as const,
       request: { params: IdParams, body: { required: false, content: jsonContent(RotateSecretBodySchema, { expires_in: 3600 }) } },
-      responses: {
+      responses: documented(() => ({
         200: {
           description: 'Rotated; the new secret is in this reply only',
           headers: successHeaders('api-key'),
@@ -176,7 +176,7 @@ export const webhookRoutes = routesBase
           }),
         },
         ...problemResponses('api-key', 'forbidden', NOT_FOUND, 'invalid_json', 'validation_failed', 'payload_too_large'),
-      },
+      })),
     }),
     async (c) => {
       const expiresIn = c.req.valid('json')?.expires_in ?? DEFAULT_PREVIOUS_SECRET_SECONDS;
@@ -198,10 +198,10 @@ export const webhookRoutes = routesBase
       tags: ['Webhooks'],
       middleware: [apiKey('write'), noQueryParameters] as const,
       request: { params: IdParams },
-      responses: {
+      responses: documented(() => ({
         200: { description: 'The endpoint, enabled', headers: successHeaders('api-key'), content: jsonContent(WebhookEndpointSchema, EXAMPLE_ENDPOINT) },
         ...problemResponses('api-key', 'forbidden', NOT_FOUND),
-      },
+      })),
     }),
     async (c) => {
       const endpoint = await enableEndpoint(c.get('keyed'), c.req.valid('param').id);
@@ -221,10 +221,10 @@ export const webhookRoutes = routesBase
       tags: ['Webhooks'],
       middleware: [apiKey('write')] as const,
       request: { params: IdParams, query: DeliveriesQuery },
-      responses: {
+      responses: documented(() => ({
         200: { description: 'A page of attempts', headers: successHeaders('api-key'), content: jsonContent(DeliveryListSchema, { data: [EXAMPLE_DELIVERY], has_more: false }) },
         ...problemResponses('api-key', 'forbidden', NOT_FOUND, 'invalid_query'),
-      },
+      })),
     }),
     async (c) => {
       const page = pageRequest(c.req.valid('query'), Number);
