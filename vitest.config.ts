@@ -4,6 +4,7 @@ import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 import { experimental_readRawConfig } from 'wrangler';
 import { startReceiver } from './scripts/lib/webhook-receiver.ts';
+import { SUMMARY_PREFIX } from './test/helpers/summary.ts';
 
 // workerd's console lines that tests provoke on purpose, each with why it is expected. They are
 // dropped from the report (a count is printed at the end); anything else workerd says is shown.
@@ -136,8 +137,12 @@ export default defineConfig(async () => {
       // error and fuzz tests, would bury the report.
       // The dead-letter queue's consumer logs each message it takes; the delivery tests cause some on purpose.
       // An export the tests stop mid-stream (a key revoked between pages) logs why it stopped.
+      // The fuzz and fault tests' tallies (test/helpers/summary.ts) only with TEST_SUMMARIES=1.
       onConsoleLog: (log: string) =>
-        !log.includes('"msg":"request failed"') && !log.includes('"msg":"webhook message dead-lettered"') && !log.includes('"msg":"export stopped"'),
+        !log.includes('"msg":"request failed"') &&
+        !log.includes('"msg":"webhook message dead-lettered"') &&
+        !log.includes('"msg":"export stopped"') &&
+        (process.env.TEST_SUMMARIES === '1' || !log.startsWith(SUMMARY_PREFIX)),
     },
   };
 });

@@ -7,6 +7,7 @@ import { api, env, scenarioData, type Reply } from './helpers/api.ts';
 import { expectProblem } from './helpers/contract.ts';
 import { accountWithKeys, KeyRing } from './helpers/fuzz.ts';
 import { everyDb } from './helpers/databases.ts';
+import { summary } from './helpers/summary.ts';
 
 /** The scenario's row in D1: the version and the stored data. */
 async function row(token: string): Promise<{ version: number; scenario_data: string } | null> {
@@ -107,7 +108,7 @@ describe('If-Match', () => {
     // scenarioData() starts at sub_division 5.
     expect(JSON.parse(stored.scenario_data).sub_division).toBe(5 + CLIENTS * INCREMENTS);
     expect(stored.version).toBe(1 + CLIENTS * INCREMENTS);
-    console.log(`concurrency: ${CLIENTS} clients × ${INCREMENTS} increments, ${retries} retries after 412`);
+    summary(`concurrency: ${CLIENTS} clients × ${INCREMENTS} increments, ${retries} retries after 412`);
   });
 
   it('without If-Match the last write wins: what is stored is the write acknowledged with the highest version', async () => {

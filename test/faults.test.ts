@@ -8,6 +8,7 @@ import { createAccountWithKey, createScenario, scenarioData } from './helpers/ap
 import { faultyD1, seededRandom, type Fault } from './helpers/faulty-d1.ts';
 import { sendOn, type WorkerReply as Reply } from './helpers/worker-on.ts';
 import { everyDb } from './helpers/databases.ts';
+import { summary } from './helpers/summary.ts';
 
 /** A D1 whose first round trip fails as given, and every later one succeeds. */
 const failingFirst = (fault: Fault) => faultyD1((n) => (n === 1 ? fault : undefined));
@@ -204,7 +205,7 @@ describe('600 mixed operations at c=4, 10 % of round trips failing (half before,
       }),
     );
 
-    console.log(`faults: 600 operations, ${totals.calls} round trips, ${totals.before} failed before, ${totals.after} after commit; statuses ${JSON.stringify(statuses)}`);
+    summary(`faults: 600 operations, ${totals.calls} round trips, ${totals.before} failed before, ${totals.after} after commit; statuses ${JSON.stringify(statuses)}`);
     expect(totals.before).toBeGreaterThan(20);
     expect(totals.after).toBeGreaterThan(20);
     expect(statuses[500]).toBeUndefined();

@@ -16,6 +16,7 @@ import { keyRing, openSecret } from '../src/webhooks/secret-box.ts';
 import type { WebhookMessage } from '../src/webhooks/queue.ts';
 import { everyDb } from './helpers/databases.ts';
 import { databaseOfId } from '../src/db/databases.ts';
+import { summary } from './helpers/summary.ts';
 
 const RUNS = 40;
 const random = seededRandom(20261123);
@@ -75,7 +76,7 @@ const count = (sql: string, ...values: unknown[]) => everyDb.count(sql, ...value
 
 afterAll(() => {
   for (const [path, t] of tallies) {
-    console.log(`faults/${path}: ${t.requests} requests, ${t.calls} round trips, ${t.before} failed before, ${t.after} after commit; answers ${JSON.stringify(t.outcomes)}`);
+    summary(`faults/${path}: ${t.requests} requests, ${t.calls} round trips, ${t.before} failed before, ${t.after} after commit; answers ${JSON.stringify(t.outcomes)}`);
   }
 });
 

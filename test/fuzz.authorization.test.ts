@@ -9,6 +9,7 @@ import { api, createKey, env, send, type Reply } from './helpers/api.ts';
 import { expectProblem } from './helpers/contract.ts';
 import { accountRows, accountWithKeys, inPool, KeyRing, reportable, StatusTally, validScenarioData } from './helpers/fuzz.ts';
 import { everyDb } from './helpers/databases.ts';
+import { summary } from './helpers/summary.ts';
 
 const RUNS = 200;
 const VICTIM_SCENARIOS = 30;
@@ -238,8 +239,8 @@ describe('a second account with the first account’s tokens', () => {
       expect(res.headers.get('ETag')).toBe(v.etag);
     }
     expect(tally.fiveXX).toEqual([]);
-    const summary = [...attempts.entries()].map(([k, n]) => `${k}=${n}`).join(' ');
-    console.log(`fuzz.authorization: ${RUNS} runs, ${tally.total} cross-account requests (${summary}); statuses ${tally}`);
+    const byKind = [...attempts.entries()].map(([k, n]) => `${k}=${n}`).join(' ');
+    summary(`fuzz.authorization: ${RUNS} runs, ${tally.total} cross-account requests (${byKind}); statuses ${tally}`);
     expect(attempts.get('view')).toBeGreaterThanOrEqual(RUNS);
   });
 });

@@ -9,6 +9,7 @@ import { afterAll, describe, expect } from 'vitest';
 import { api, dbOf, env } from './helpers/api.ts';
 import { accountWithKeys, inPool, KeyRing, StatusTally } from './helpers/fuzz.ts';
 import { everyDb } from './helpers/databases.ts';
+import { summary } from './helpers/summary.ts';
 
 const RUNS = 80;
 
@@ -42,7 +43,7 @@ let opsRun = 0;
 let runs = 0;
 
 afterAll(() => {
-  console.log(`fuzz.pagination-churn: ${runs} walks, ${pagesFetched} pages, ${opsRun} concurrent creates/deletes; statuses ${tally}`);
+  summary(`fuzz.pagination-churn: ${runs} walks, ${pagesFetched} pages, ${opsRun} concurrent creates/deletes; statuses ${tally}`);
 });
 
 describe('pagination while the account changes', () => {

@@ -29,6 +29,7 @@ import {
 } from './helpers/fuzz.ts';
 import { TIMESTAMP, TOKEN } from './helpers/scenarios.ts';
 import { US_STATES } from '../src/scenarios/states.ts';
+import { summary } from './helpers/summary.ts';
 
 const MAX_BODY = 256 * 1024;
 const CONCURRENCY = 12;
@@ -108,7 +109,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   const kinds = [...tally.byKind.entries()].sort().map(([k, n]) => `${k}=${n}`).join(' ');
-  console.log(
+  summary(
     `fuzz.scenario-data: ${tally.validCreate} valid creates, ${tally.validSave} valid saves, ${tally.mutatedCreate} mutated creates, ` +
       `${tally.mutatedSave} mutated saves (${tally.validCreate + tally.validSave + tally.mutatedCreate + tally.mutatedSave} bodies); ` +
       `statuses ${tally.statuses}\n  mutations: ${kinds}`,
