@@ -165,3 +165,20 @@ export const Scroll: FC<{ label: string; children?: Child }> = ({ label, childre
     {children}
   </div>
 );
+
+/** A table of records in its scrolling region: a header cell per column, the rows as children. */
+export const Table: FC<{ label: string; caption?: string; columns: string[]; children?: Child }> = ({ label, caption, columns, children }) => (
+  <Scroll label={label}>
+    <table>
+      {caption ? <caption class="skip">{caption}</caption> : null}
+      <thead>
+        <tr>
+          {columns.map((column) => (
+            <th scope="col">{column}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{children}</tbody>
+    </table>
+  </Scroll>
+);

@@ -5,7 +5,7 @@ import { EVENT_TYPES, type EventType } from '../../db/schema.ts';
 import type { DashboardEnv } from '../env.ts';
 import { sessionDb, toSignIn } from '../http.ts';
 import { formToken } from '../session.ts';
-import { BASE, Page, Scroll, Time, Token } from '../views.tsx';
+import { BASE, Page, Table, Time, Token } from '../views.tsx';
 import { accountPage, auditPage, eventsPage, sessionRef } from '../workflows.ts';
 
 const ACTIONS: Record<string, string> = {
@@ -54,36 +54,23 @@ export const accountRoutes = new Hono<DashboardEnv>()
         {page.events.length === 0 ? (
           <p>No events{type ? ` of type ${type}` : ''}.</p>
         ) : (
-          <Scroll label="Events">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Scenario</th>
-                  <th scope="col">Version</th>
-                  <th scope="col">Event id</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.events.map((event) => (
-                  <tr>
-                    <td>
-                      <Time ms={event.createdAt} />
-                    </td>
-                    <td>{event.type}</td>
-                    <td>
-                      <code>{event.token}</code>
-                    </td>
-                    <td>{event.version ?? '—'}</td>
-                    <td>
-                      <code>{event.id}</code>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </Scroll>
+          <Table label="Events" columns={['When', 'Type', 'Scenario', 'Version', 'Event id']}>
+            {page.events.map((event) => (
+              <tr>
+                <td>
+                  <Time ms={event.createdAt} />
+                </td>
+                <td>{event.type}</td>
+                <td>
+                  <code>{event.token}</code>
+                </td>
+                <td>{event.version ?? '—'}</td>
+                <td>
+                  <code>{event.id}</code>
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
         {page.more && last ? (
           <p>
@@ -145,34 +132,20 @@ export const accountRoutes = new Hono<DashboardEnv>()
     return c.html(
       <Page title="Audit log" me={page.me} token={await formToken(sessionId)} section="audit">
         <p>Every sign-in and every change made in this dashboard, newest first, kept 1 year.</p>
-        <Scroll label="Audit log">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Who</th>
-                <th scope="col">What</th>
-                <th scope="col">Details</th>
-                <th scope="col">Client address</th>
-                <th scope="col">Browser</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.entries.map((entry) => (
-                <tr>
-                  <td>
-                    <Time ms={entry.createdAt} />
-                  </td>
-                  <td>{entry.actor}</td>
-                  <td>{ACTIONS[entry.action] ?? entry.action}</td>
-                  <td>{entry.target ?? '—'}</td>
-                  <td>{entry.address ?? '—'}</td>
-                  <td>{entry.userAgent ?? '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </Scroll>
+        <Table label="Audit log" columns={['When', 'Who', 'What', 'Details', 'Client address', 'Browser']}>
+          {page.entries.map((entry) => (
+            <tr>
+              <td>
+                <Time ms={entry.createdAt} />
+              </td>
+              <td>{entry.actor}</td>
+              <td>{ACTIONS[entry.action] ?? entry.action}</td>
+              <td>{entry.target ?? '—'}</td>
+              <td>{entry.address ?? '—'}</td>
+              <td>{entry.userAgent ?? '—'}</td>
+            </tr>
+          ))}
+        </Table>
         {page.more && last ? (
           <p>
             <a href={`${BASE}/audit?before=${last.seq}`}>Older entries</a>

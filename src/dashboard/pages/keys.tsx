@@ -6,7 +6,7 @@ import type { ApiKey } from '../../db/schema.ts';
 import type { DashboardEnv } from '../env.ts';
 import { sessionDatabase, sessionDb, signedInForm, toSignIn } from '../http.ts';
 import { formToken } from '../session.ts';
-import { BASE, ErrorSummary, Field, Notice, Page, Scroll, ShownOnce, Time, Token, type Errors } from '../views.tsx';
+import { BASE, ErrorSummary, Field, Notice, Page, ShownOnce, Table, Time, Token, type Errors } from '../views.tsx';
 import { createKey, keysPage, revokeKey, rollKey, sessionRef, type KeysPage } from '../workflows.ts';
 
 const KEY_NAME_MAX = 100;
@@ -33,76 +33,59 @@ function status(key: ApiKey, now: number): { text: string; active: boolean } {
 function KeyTable({ keys, token, now }: { keys: ApiKey[]; token: string; now: number }) {
   if (keys.length === 0) return <p>No keys yet. Create one below.</p>;
   return (
-    <Scroll label="API keys">
-      <table>
-        <caption class="skip">Your API keys</caption>
-        <thead>
+    <Table label="API keys" caption="Your API keys" columns={['Name', 'Key', 'Scope', 'Created', 'Last used', 'Expires', 'Status', 'Actions']}>
+      {keys.map((key) => {
+        const state = status(key, now);
+        const label = key.name ?? `key ${key.id}`;
+        return (
           <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Key</th>
-            <th scope="col">Scope</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Expires</th>
-            <th scope="col">Status</th>
-            <th scope="col">Actions</th>
+            <td>{key.name ?? '—'}</td>
+            <td>
+              <code>
+                {key.prefix}…{key.lastFour ?? ''}
+              </code>
+            </td>
+            <td>{key.scope === 'read' ? 'read' : 'read & write'}</td>
+            <td>
+              <Time ms={key.createdAt} />
+            </td>
+            <td>
+              <Time ms={key.lastUsedAt} empty="never" />
+            </td>
+            <td>
+              <Time ms={key.expiresAt} empty="never" />
+            </td>
+            <td class={state.active ? 'status-active' : 'status-ended'}>{state.text}</td>
+            <td>
+              {state.active ? (
+                <>
+                  <form method="post" action={`${BASE}/keys/${key.id}/roll`} class="inline">
+                    <Token value={token} />
+                    <label for={`grace-${key.id}`}>Old key stops</label>
+                    <select id={`grace-${key.id}`} name="grace">
+                      {GRACES.map(([value, text]) => (
+                        <option value={value} selected={value === '86400'}>
+                          {text}
+                        </option>
+                      ))}
+                    </select>
+                    <button type="submit" class="secondary" aria-label={`Roll ${label}`}>
+                      Roll
+                    </button>
+                  </form>
+                  <form method="post" action={`${BASE}/keys/${key.id}/revoke`} class="inline">
+                    <Token value={token} />
+                    <button type="submit" class="danger" aria-label={`Revoke ${label}`}>
+                      Revoke
+                    </button>
+                  </form>
+                </>
+              ) : null}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {keys.map((key) => {
-            const state = status(key, now);
-            const label = key.name ?? `key ${key.id}`;
-            return (
-              <tr>
-                <td>{key.name ?? '—'}</td>
-                <td>
-                  <code>
-                    {key.prefix}…{key.lastFour ?? ''}
-                  </code>
-                </td>
-                <td>{key.scope === 'read' ? 'read' : 'read & write'}</td>
-                <td>
-                  <Time ms={key.createdAt} />
-                </td>
-                <td>
-                  <Time ms={key.lastUsedAt} empty="never" />
-                </td>
-                <td>
-                  <Time ms={key.expiresAt} empty="never" />
-                </td>
-                <td class={state.active ? 'status-active' : 'status-ended'}>{state.text}</td>
-                <td>
-                  {state.active ? (
-                    <>
-                      <form method="post" action={`${BASE}/keys/${key.id}/roll`} class="inline">
-                        <Token value={token} />
-                        <label for={`grace-${key.id}`}>Old key stops</label>
-                        <select id={`grace-${key.id}`} name="grace">
-                          {GRACES.map(([value, text]) => (
-                            <option value={value} selected={value === '86400'}>
-                              {text}
-                            </option>
-                          ))}
-                        </select>
-                        <button type="submit" class="secondary" aria-label={`Roll ${label}`}>
-                          Roll
-                        </button>
-                      </form>
-                      <form method="post" action={`${BASE}/keys/${key.id}/revoke`} class="inline">
-                        <Token value={token} />
-                        <button type="submit" class="danger" aria-label={`Revoke ${label}`}>
-                          Revoke
-                        </button>
-                      </form>
-                    </>
-                  ) : null}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </Scroll>
+        );
+      })}
+    </Table>
   );
 }
 

@@ -13,7 +13,7 @@ import { keyRing } from '../../webhooks/secret-box.ts';
 import type { DashboardEnv } from '../env.ts';
 import { sessionDatabase, sessionDb, signedInForm, toSignIn } from '../http.ts';
 import { formToken } from '../session.ts';
-import { BASE, ErrorSummary, Field, Notice, Page, Scroll, ShownOnce, Time, Token, type Errors } from '../views.tsx';
+import { BASE, ErrorSummary, Field, Notice, Page, ShownOnce, Table, Time, Token, type Errors } from '../views.tsx';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -47,36 +47,23 @@ const EVENT_ID = /^evt_[0-9a-f]{32}$/;
 function EndpointTable({ endpoints }: { endpoints: WebhookEndpoint[] }) {
   if (endpoints.length === 0) return <p>No endpoints yet. Add one below.</p>;
   return (
-    <Scroll label="Webhook endpoints">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">URL</th>
-            <th scope="col">Events</th>
-            <th scope="col">Description</th>
-            <th scope="col">Status</th>
-            <th scope="col">Created</th>
-          </tr>
-        </thead>
-        <tbody>
-          {endpoints.map((endpoint) => (
-            <tr>
-              <td>
-                <a href={`${BASE}/webhooks/${endpoint.id}`}>
-                  <code>{endpoint.url}</code>
-                </a>
-              </td>
-              <td>{eventTypesOf(endpoint).join(', ')}</td>
-              <td>{endpoint.description ?? '—'}</td>
-              <td class={endpoint.status === 'enabled' ? 'status-active' : 'status-ended'}>{endpoint.status === 'enabled' ? 'Enabled' : 'Disabled'}</td>
-              <td>
-                <Time ms={endpoint.createdAt} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </Scroll>
+    <Table label="Webhook endpoints" columns={['URL', 'Events', 'Description', 'Status', 'Created']}>
+      {endpoints.map((endpoint) => (
+        <tr>
+          <td>
+            <a href={`${BASE}/webhooks/${endpoint.id}`}>
+              <code>{endpoint.url}</code>
+            </a>
+          </td>
+          <td>{eventTypesOf(endpoint).join(', ')}</td>
+          <td>{endpoint.description ?? '—'}</td>
+          <td class={endpoint.status === 'enabled' ? 'status-active' : 'status-ended'}>{endpoint.status === 'enabled' ? 'Enabled' : 'Disabled'}</td>
+          <td>
+            <Time ms={endpoint.createdAt} />
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
 }
 
@@ -209,45 +196,32 @@ async function renderEndpoint(
         {page.deliveries.length === 0 ? (
           <p>No deliveries yet: events of changes made after the endpoint was added are sent to it.</p>
         ) : (
-          <Scroll label="Delivery attempts">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">Attempt</th>
-                  <th scope="col">Result</th>
-                  <th scope="col">Resend</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.deliveries.map((delivery) => (
-                  <tr>
-                    <td>
-                      <Time ms={delivery.createdAt} />
-                    </td>
-                    <td>
-                      <code>{delivery.eventId}</code>
-                    </td>
-                    <td>{delivery.attempt}</td>
-                    <td>
-                      {delivery.status !== null ? `HTTP ${delivery.status}` : (delivery.error ?? 'no answer')}
-                      {delivery.deadLettered ? ' (given up)' : ''}
-                    </td>
-                    <td>
-                      <form method="post" action={`${BASE}/webhooks/${endpoint.id}/resend`} class="inline">
-                        <Token value={token} />
-                        <input type="hidden" name="event_id" value={delivery.eventId} />
-                        <button type="submit" class="secondary" aria-label={`Resend ${delivery.eventId}`}>
-                          Resend
-                        </button>
-                      </form>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </Scroll>
+          <Table label="Delivery attempts" columns={['When', 'Event', 'Attempt', 'Result', 'Resend']}>
+            {page.deliveries.map((delivery) => (
+              <tr>
+                <td>
+                  <Time ms={delivery.createdAt} />
+                </td>
+                <td>
+                  <code>{delivery.eventId}</code>
+                </td>
+                <td>{delivery.attempt}</td>
+                <td>
+                  {delivery.status !== null ? `HTTP ${delivery.status}` : (delivery.error ?? 'no answer')}
+                  {delivery.deadLettered ? ' (given up)' : ''}
+                </td>
+                <td>
+                  <form method="post" action={`${BASE}/webhooks/${endpoint.id}/resend`} class="inline">
+                    <Token value={token} />
+                    <input type="hidden" name="event_id" value={delivery.eventId} />
+                    <button type="submit" class="secondary" aria-label={`Resend ${delivery.eventId}`}>
+                      Resend
+                    </button>
+                  </form>
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
       </section>
       <section aria-labelledby="manage">
