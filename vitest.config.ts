@@ -112,6 +112,8 @@ export default defineConfig(async () => {
             WEBHOOK_ALLOW_LOOPBACK: 'true',
             WEBHOOK_RETRY_BASE_SECONDS: '0',
             WEBHOOK_RECEIVER_URL: receiver.url,
+            // Links handed out (sign-in, share links) are built from it, never from the Host header.
+            PUBLIC_ORIGIN: 'https://scenarios.test',
             OPENAPI_FROM_ROUTES: generated.stdout,
             SQL_FROM_DRIZZLE: statements.stdout,
             // The dashboard Worker's vars (dashboard/wrangler.toml), for the tests that call it.

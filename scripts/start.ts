@@ -40,7 +40,8 @@ const WRANGLER = ['node_modules/wrangler/bin/wrangler.js'];
 
 // Local development: webhook endpoints may be on loopback (http://127.0.0.1:…), which production
 // refuses, and a failed delivery is retried after 1, 2, 4… seconds instead of 5, 10, 20… minutes.
-const DEV_VARS = ['WEBHOOK_ALLOW_LOOPBACK:true', 'WEBHOOK_RETRY_BASE_SECONDS:1'];
+// PUBLIC_ORIGIN is this server's own URL: links handed out (sign-in, share links) point here.
+const DEV_VARS = ['WEBHOOK_ALLOW_LOOPBACK:true', 'WEBHOOK_RETRY_BASE_SECONDS:1', `PUBLIC_ORIGIN:http://${HOST}:${PORT}`];
 
 // The secrets wrangler.toml requires, each with how its random value is made; each gets its own,
 // so none can be derived from another.
@@ -82,6 +83,8 @@ function ensureDashboardDevVars(): void {
   const values: Record<string, string> = {};
   for (const [name, value] of Object.entries(DASHBOARD_DEV_VARS)) values[name] = devVar(existing, name) ?? value;
   for (const name of SHARED_SECRETS) values[name] = devVar(api, name) ?? '';
+  // Always this server's URL (PORT may differ from the last run's).
+  values.PUBLIC_ORIGIN = `http://${HOST}:${PORT}`;
   const others = existing.split('\n').filter((line) => /^\s*[^#\s]/.test(line) && !(/^\s*(?:export\s+)?([A-Z0-9_]+)/.exec(line)?.[1]! in values));
   const lines = ['# Local settings of the dashboard Worker for wrangler dev (git-ignored; kept by npm start).', ...others];
   const text = `${[...lines, ...Object.entries(values).map(([name, value]) => `${name}=${value}`)].join('\n')}\n`;

@@ -44,6 +44,13 @@ export interface Config {
   webhookAllowLoopback: boolean;
   /** ACCOUNT_MAX_SCENARIOS: scenarios an account may hold; a create past it is 409 quota_exceeded (default 100000). */
   accountMaxScenarios: number;
+  /**
+   * PUBLIC_ORIGIN: the service's public origin (`https://host[:port]`, no path), from which every
+   * link handed to someone else is built (sign-in, invitation, share link), and which the webhook
+   * rule "not the service's own origin" compares with. Never the request's Host header. Unset or
+   * not an http(s) origin: null, and what needs it answers 500 naming it.
+   */
+  publicOrigin: string | null;
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -54,7 +61,20 @@ export const DEFAULT_CONFIG: Config = {
   webhookRetryBaseSeconds: 300,
   webhookAllowLoopback: false,
   accountMaxScenarios: 100_000,
+  publicOrigin: null,
 };
+
+/** `value` as an origin (`scheme://host[:port]`) when it is an http(s) URL with nothing after its host; else undefined. */
+function origin(value: string | undefined): string | undefined {
+  if (!value?.trim()) return undefined;
+  try {
+    const url = new URL(value.trim());
+    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || url.search || url.hash || url.pathname !== '/') return undefined;
+    return url.origin;
+  } catch {
+    return undefined;
+  }
+}
 
 /** A whole number ≥ `min`, or undefined for anything else (unset, empty, fractional, junk). */
 function wholeNumber(value: string | undefined, min: number): number | undefined {
@@ -76,6 +96,7 @@ export function readConfig(env: Partial<Record<keyof Env, unknown>>): Config {
     webhookRetryBaseSeconds: text('WEBHOOK_RETRY_BASE_SECONDS')?.trim() && Number.isFinite(retryBase) && retryBase >= 0 ? retryBase : DEFAULT_CONFIG.webhookRetryBaseSeconds,
     webhookAllowLoopback: text('WEBHOOK_ALLOW_LOOPBACK') === 'true',
     accountMaxScenarios: wholeNumber(text('ACCOUNT_MAX_SCENARIOS'), 0) ?? DEFAULT_CONFIG.accountMaxScenarios,
+    publicOrigin: origin(text('PUBLIC_ORIGIN')) ?? DEFAULT_CONFIG.publicOrigin,
   };
 }
 

@@ -21,7 +21,7 @@ describe('configuration', () => {
   it("wrangler.toml's vars are the defaults: a deployment that drops one behaves the same", () => {
     const vars = wranglerVars();
     expect(Object.keys(vars).sort()).toEqual(
-      ['ACCOUNT_MAX_SCENARIOS', 'CHART_URL_TTL_SECONDS', 'RATE_LIMIT_PER_MINUTE', 'SCENARIO_RETENTION_DAYS', 'SCENARIO_REVISIONS_KEPT', 'WEBHOOK_ALLOW_LOOPBACK', 'WEBHOOK_RETRY_BASE_SECONDS'].sort(),
+      ['ACCOUNT_MAX_SCENARIOS', 'CHART_URL_TTL_SECONDS', 'PUBLIC_ORIGIN', 'RATE_LIMIT_PER_MINUTE', 'SCENARIO_RETENTION_DAYS', 'SCENARIO_REVISIONS_KEPT', 'WEBHOOK_ALLOW_LOOPBACK', 'WEBHOOK_RETRY_BASE_SECONDS'].sort(),
     );
     expect(readConfig(vars)).toEqual(DEFAULT_CONFIG);
     expect(readConfig({})).toEqual(DEFAULT_CONFIG);
@@ -36,9 +36,19 @@ describe('configuration', () => {
       WEBHOOK_RETRY_BASE_SECONDS: '0',
       WEBHOOK_ALLOW_LOOPBACK: 'true',
       ACCOUNT_MAX_SCENARIOS: '7',
+      PUBLIC_ORIGIN: 'https://scenarios.example.org',
     });
-    expect(config).toEqual({ retentionDays: 30, revisionsKept: 5, chartUrlTtlSeconds: 60, rateLimitPerMinute: 1200, webhookRetryBaseSeconds: 0, webhookAllowLoopback: true, accountMaxScenarios: 7 });
-    const junk = readConfig({ SCENARIO_REVISIONS_KEPT: '0', CHART_URL_TTL_SECONDS: '1.5', RATE_LIMIT_PER_MINUTE: 'many', WEBHOOK_RETRY_BASE_SECONDS: '-1', WEBHOOK_ALLOW_LOOPBACK: 'yes' });
+    expect(config).toEqual({
+      retentionDays: 30,
+      revisionsKept: 5,
+      chartUrlTtlSeconds: 60,
+      rateLimitPerMinute: 1200,
+      webhookRetryBaseSeconds: 0,
+      webhookAllowLoopback: true,
+      accountMaxScenarios: 7,
+      publicOrigin: 'https://scenarios.example.org',
+    });
+    const junk = readConfig({ SCENARIO_REVISIONS_KEPT: '0', CHART_URL_TTL_SECONDS: '1.5', RATE_LIMIT_PER_MINUTE: 'many', WEBHOOK_RETRY_BASE_SECONDS: '-1', WEBHOOK_ALLOW_LOOPBACK: 'yes', PUBLIC_ORIGIN: 'https://evil.example/path' });
     expect(junk).toEqual(DEFAULT_CONFIG);
   });
 
