@@ -2,7 +2,8 @@
 // URL is the credential, and it names the account, so the lookup stays account-scoped.
 import { databaseOfId } from '../db/databases.ts';
 import { useDatabase } from '../http/middleware.ts';
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import * as z from 'zod';
+import { createRoute, OpenAPIHono } from '../http/zod-openapi-runtime.ts';
 import { findScenarioOfAccount } from '../db/scenarios.ts';
 import type { AppEnv } from '../env.ts';
 import { documented, headers, problemResponses } from '../http/openapi.ts';

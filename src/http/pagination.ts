@@ -1,7 +1,8 @@
 // The list query every paginated resource shares (docs/decisions.md, "Listing and pagination"): `limit`
 // 1–100 (default 10), `starting_after` / `endding_before` (spelled as in the spec; `ending_before`
 // is the same parameter), at most one cursor. Each resource gives its cursor's schema.
-import { z } from '@hono/zod-openapi';
+import * as z from 'zod';
+import './zod-openapi-runtime.ts'; // gives schemas .openapi(), read only where the document is generated
 import { ApiError } from './problem.ts';
 import type { PageRequest } from './page.ts';
 

@@ -1,6 +1,6 @@
 // Turns zod's issues into the problem `errors` list (every problem at once, with its path) and
 // decides the status by where the bad input was: body 422, query 400, path → no such resource.
-import type { z } from '@hono/zod-openapi';
+import type * as z from 'zod';
 import { ApiError, type FieldError } from './problem.ts';
 import { RouteMissError } from './routing.ts';
 

@@ -1,6 +1,7 @@
 // The two response forms of a scenario (list item and detail), each built in one place, with
 // the zod schemas that document them in the OpenAPI document.
-import { z } from '@hono/zod-openapi';
+import * as z from 'zod';
+import '../http/zod-openapi-runtime.ts'; // gives schemas .openapi(), read only where the document is generated
 import type { Scenario } from '../db/schema.ts';
 import { documented } from '../http/openapi.ts';
 import { idSchema, int, TimestampSchema } from '../http/scalars.ts';
