@@ -5,7 +5,7 @@
 import { OpenAPIHono } from './http/zod-openapi-runtime.ts';
 import { TrieRouter } from 'hono/router/trie-router';
 import { adminRoutes } from './admin/routes.ts';
-import { chartRoutes } from './chart/routes.ts';
+import { chartRoutes } from './scenarios/chart/routes.ts';
 import { docsRoutes } from './docs/routes.ts';
 import type { AppEnv } from './env.ts';
 import { errorHandlers } from './http/errors.ts';

@@ -6,7 +6,7 @@
 // 429). test/auth.key-rule.test.ts enumerates the key states and checks that both agree.
 import { sql, type SQL } from 'drizzle-orm/sql/sql';
 import { throttleOf } from './auth-throttles.ts';
-import { runBatch, runOne } from './execute.ts';
+import { runBatch, runOne, type Batch, type BatchRows } from './execute.ts';
 import { accounts, apiKeys, type ApiKey, type KeyScope } from './schema.ts';
 import { statement, type RawRow, type Session } from './statement.ts';
 
@@ -272,4 +272,23 @@ export async function rollApiKey(session: Session, values: RollValues): Promise<
   });
   const [row] = rows.rolled;
   return row ? toApiKey(row) : null;
+}
+
+/** The caller once its key is accepted: the key and the account it belongs to. */
+export type Caller = KeyWithAccount;
+
+/** Names the head of a keyed batch takes; a workflow's statements may not use them. */
+type Reserved = { '#throttle'?: never; '#key'?: never };
+
+/**
+ * What a workflow gets (built by src/auth/keyed.ts): the request's session and key, and the only
+ * way to run statements under the key.
+ */
+export interface Keyed {
+  readonly session: Session;
+  readonly key: KeyCheck;
+  /** The accepted key and its account; null until a batch has judged the key. */
+  readonly caller: Caller | null;
+  /** Runs `statements` as one batch after the key's head; the caller and each statement's rows, by name. */
+  run<B extends Batch & Reserved>(statements: B): Promise<{ caller: Caller; rows: BatchRows<B> }>;
 }

@@ -3,7 +3,7 @@
 import * as z from 'zod';
 import { createRoute, OpenAPIHono } from '../http/zod-openapi-runtime.ts';
 import { apiKey } from '../auth/bearer.ts';
-import { assertCanSignCharts, chartUrl } from '../chart/signing.ts';
+import { assertCanSignCharts, chartUrl } from '../scenarios/chart/signing.ts';
 import { readConfig, type AppEnv } from '../env.ts';
 import { conditionalHeader, etagFor, ifMatchVersions } from '../http/conditional.ts';
 import { documented, jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';

@@ -5,7 +5,7 @@ import { createRoute, OpenAPIHono } from '../http/zod-openapi-runtime.ts';
 import type { Context } from 'hono';
 import { apiKey } from '../auth/bearer.ts';
 import { sha256Hex } from '../auth/api-key.ts';
-import { assertCanSignCharts, chartUrl } from '../chart/signing.ts';
+import { assertCanSignCharts, chartUrl } from './chart/signing.ts';
 import { readConfig, type AppEnv } from '../env.ts';
 import { decodeStrictUtf8Json } from '../http/body.ts';
 import { routeChecks } from '../http/checks.ts';
