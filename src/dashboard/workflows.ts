@@ -7,12 +7,13 @@ import { toApiKey } from '../db/api-keys.ts';
 import * as q from '../db/dashboard.ts';
 import { idBase } from '../db/databases.ts';
 import { claimEmail, databaseOfEmail } from '../db/directory.ts';
-import type { DashboardAuditRow } from '../db/dashboard-schema.ts';
+import { dashboardAudit, type DashboardAuditRow } from '../db/dashboard-schema.ts';
 import { toEvent } from '../db/events.ts';
 import { runBatch, type Batch, type BatchRows } from '../db/execute.ts';
 import { newChangeId } from '../db/receipts.ts';
 import type { ApiKey, Event, EventType, WebhookDelivery, WebhookEndpoint } from '../db/schema.ts';
 import type { RawRow, Session } from '../db/statement.ts';
+import { rowReader } from '../db/rows.ts';
 import { toWebhookDelivery, toWebhookEndpoint } from '../db/webhooks.ts';
 import { ApiError } from '../http/problem.ts';
 import type { KeyRing } from '../webhooks/secret-box.ts';
@@ -44,6 +45,7 @@ export class SignedOutError extends Error {
   }
 }
 
+/** A join (the session's member and account, under names of its own): read by hand, as its own shape. */
 function toMe(row: RawRow | undefined): Me | null {
   if (!row) return null;
   return {
@@ -420,19 +422,7 @@ export async function auditPage(session: Session, ref: SessionRef, before: numbe
   return { me, entries: entries.slice(0, AUDIT_PER_PAGE), more: entries.length > AUDIT_PER_PAGE };
 }
 
-function toAuditRow(row: RawRow): DashboardAuditRow {
-  return {
-    seq: row.seq as number,
-    id: row.id as string,
-    accountId: row.account_id as number,
-    actor: row.actor as string,
-    action: row.action as string,
-    target: row.target as string | null,
-    address: row.address as string | null,
-    userAgent: row.user_agent as string | null,
-    createdAt: row.created_at as number,
-  };
-}
+const toAuditRow = rowReader(dashboardAudit);
 
 /** The daily clean-up: audit rows past a year, links a day past expiry, ended sessions. */
 export async function prune(session: Session, now: number): Promise<void> {

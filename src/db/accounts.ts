@@ -4,18 +4,10 @@ import { idBase } from './databases.ts';
 import { runBatch, runOne } from './execute.ts';
 import { newChangeId } from './receipts.ts';
 import { accounts, type Account } from './schema.ts';
-import { statement, type RawRow, type Session } from './statement.ts';
+import { statement, type Session } from './statement.ts';
+import { rowReader } from './rows.ts';
 
-function toAccount(row: RawRow): Account {
-  return {
-    id: row.id as number,
-    name: row.name as string,
-    email: row.email as string,
-    createdAt: row.created_at as number,
-    scenarioCount: row.scenario_count as number,
-    changeId: row.change_id as string | null,
-  };
-}
+const toAccount = rowReader(accounts);
 
 type NewAccount = { name: string; email: string; now: number; changeId: string; base: number };
 

@@ -9,6 +9,7 @@ import { throttleOf } from './auth-throttles.ts';
 import { runBatch, runOne, type Batch, type BatchRows } from './execute.ts';
 import { accounts, apiKeys, type ApiKey, type KeyScope } from './schema.ts';
 import { statement, type RawRow, type Session } from './statement.ts';
+import { rowReader } from './rows.ts';
 
 /** What a request presents: its key's hash, the time it is judged at (expiry), its client address. */
 export interface KeyCheck {
@@ -86,6 +87,7 @@ export function toKeyState(throttleRows: RawRow[], keyRows: RawRow[]): KeyState 
   return { throttled: throttleRows.length > 0, key: toKeyWithAccount(keyRows[0]) };
 }
 
+/** A join (the key and its account, under names of its own): read by hand, as its own shape. */
 export function toKeyWithAccount(row: RawRow | undefined): KeyWithAccount | null {
   if (!row) return null;
   return {
@@ -105,21 +107,7 @@ export async function findKeyByHash(session: Session, keyHash: string): Promise<
   return toKeyWithAccount(row);
 }
 
-export function toApiKey(row: RawRow): ApiKey {
-  return {
-    id: row.id as number,
-    accountId: row.account_id as number,
-    keyHash: row.key_hash as string,
-    prefix: row.prefix as string,
-    lastFour: (row.last_four as string | null) ?? null,
-    name: row.name as string | null,
-    scope: row.scope as KeyScope,
-    createdAt: row.created_at as number,
-    expiresAt: row.expires_at as number | null,
-    lastUsedAt: row.last_used_at as number | null,
-    revokedAt: row.revoked_at as number | null,
-  };
-}
+export const toApiKey = rowReader(apiKeys);
 
 const touch = statement<{ keyId: number; now: number; staleBefore: number }>(
   () => sql`update ${apiKeys} set ${sql.identifier(apiKeys.lastUsedAt.name)} = ${sql.placeholder('now')}
