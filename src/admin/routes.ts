@@ -1,5 +1,5 @@
 // The admin API: accounts, and their keys (created, listed, rolled, revoked). The dashboard
-// (src/dashboard/) makes the same changes for a signed-in account through its own session.
+// (dashboard/src/) makes the same changes for a signed-in account through its own session.
 // Guarded by ADMIN_TOKEN; API keys are not accepted here.
 import * as z from 'zod';
 import { createRoute, OpenAPIHono } from '../http/zod-openapi-runtime.ts';

@@ -154,7 +154,7 @@ export interface KeyOwner {
 
 /**
  * The key insert for any way of naming the account (an account by id below; a live dashboard
- * session in db/dashboard.ts): one SQL text for a key's columns. Its hash is drawn per request, so
+ * session in dashboard/src/db/statements.ts): one SQL text for a key's columns. Its hash is drawn per request, so
  * run again after it committed (D1 lost the reply), it inserts nothing and the row read back by
  * the hash is the key the first try stored: no 500, no second key.
  */

@@ -23,7 +23,7 @@ export function eventTypesOf(endpoint: WebhookEndpoint): EventType[] {
 
 /**
  * How the caller's statements name its account: the API by the request's key (a live read_write
- * key: `accountOfKey('write')`), the dashboard by its session (db/dashboard.ts). Either way no
+ * key: `accountOfKey('write')`), the dashboard by its session (dashboard/src/db/statements.ts). Either way no
  * statement reaches another account's endpoints, and none runs for a refused caller.
  */
 export interface EndpointOwner {
@@ -63,7 +63,7 @@ export type PageFrom = 'first' | 'after' | 'before';
 /**
  * The statements of an endpoint's caller, for one way of naming its account (`Check`: the values
  * that name it, with the time `now`). Defined twice, at module level: for API keys below, for
- * dashboard sessions in db/dashboard.ts; one SQL text of each change for both.
+ * dashboard sessions in dashboard/src/db/statements.ts; one SQL text of each change for both.
  */
 export function endpointStatements<Check extends { now: number }>(owner: EndpointOwner) {
   const ownedBy = () => sql`${webhookEndpoints.accountId} = ${owner.account()}`;

@@ -1,7 +1,7 @@
 // Events (the account's event log, by type), the account (with its scenario quota and "sign out
 // everywhere"), and the audit log. Each page is one D1 round trip, its session check included.
 import { Hono } from 'hono';
-import { EVENT_TYPES, type EventType } from '../../db/schema.ts';
+import { EVENT_TYPES, type EventType } from '../../../src/db/schema.ts';
 import type { DashboardEnv } from '../env.ts';
 import { sessionDb, toSignIn } from '../http.ts';
 import { formToken } from '../session.ts';
