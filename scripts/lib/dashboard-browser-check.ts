@@ -288,6 +288,7 @@ export async function checkDashboard(context: BrowserContext, service: RunningSe
     await page.getByRole('heading', { name: 'Delete this endpoint?' }).waitFor();
     await inspect('webhook-delete-confirm');
     await page.getByRole('link', { name: 'Cancel' }).click();
+    await page.getByRole('heading', { name: 'Webhook endpoint' }).waitFor();
     check('a cancelled delete keeps the endpoint', (await status()) === 'enabled');
 
     // Events, filtered by type.
@@ -371,6 +372,8 @@ export async function checkDashboard(context: BrowserContext, service: RunningSe
       })()`),
     ]);
     const forged = forgedReply.status();
+    // The refusal page loads before the keys page is asked for again.
+    await colleague.getByRole('heading', { name: 'Refused' }).waitFor();
     await colleague.goto(`${base}/dashboard/keys`);
     await colleague.reload();
     check('the server refuses a viewer\'s forged "Create key" (403) and makes no key', forged === 403 && (await colleague.locator('tbody tr').count()) === keyRows, String(forged));
@@ -392,7 +395,9 @@ export async function checkDashboard(context: BrowserContext, service: RunningSe
     await page.getByRole('heading', { name: 'Remove this member?' }).waitFor();
     await inspect('member-remove-confirm');
     await page.getByRole('link', { name: 'Cancel' }).click();
+    await page.getByRole('heading', { name: 'Members' }).waitFor();
     await page.getByRole('link', { name: 'Switch account' }).click();
+    await page.getByRole('heading', { name: 'Your accounts' }).waitFor();
     await inspect('accounts');
     await colleagueContext.close();
 
