@@ -21,8 +21,8 @@ const MAX_KIB = 320;
 /**
  * The dashboard Worker (dashboard/wrangler.toml), measured the same way: a Worker of its own, so
  * none of it is in the API's bundle above. 109.7 KiB measured on 2026-11-24 (its pages and
- * workflows 40, Hono with its JSX 31, the shared db modules 24); 141.9 KiB with members, roles,
- * invitations and the forms' flash (2026-11-27), plus about 10 %.
+ * workflows 40, Hono with its JSX 31, the shared db modules 24); with members, roles,
+ * invitations and the forms' flash (140.5 on 2026-11-27), plus about 10 %.
  */
 const DASHBOARD_MAX_KIB = 160;
 
