@@ -21,6 +21,13 @@ const ACTIONS: Record<string, string> = {
   'webhook_endpoint.enabled': 'Enabled a webhook endpoint',
   'webhook_endpoint.deleted': 'Deleted a webhook endpoint',
   'webhook_delivery.resent': 'Resent an event',
+  'member.invited': 'Invited a member',
+  'member.invitation_revoked': 'Revoked an invitation',
+  'member.joined': 'Joined the account',
+  'member.role_changed': "Changed a member's role",
+  'member.removed': 'Removed a member',
+  'member.left': 'Left the account',
+  'account.switched_to': 'Switched to this account',
 };
 
 /** A `before` cursor from the query: a positive integer, or none. */
