@@ -109,7 +109,11 @@ export interface paths {
         delete: operations["deleteScenarioAlias"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Patch a scenario
+         * @description Changes part of the caller's scenario: scenario_data as the detail form shows it, patched by an RFC 7396 merge patch (application/merge-patch+json) or an RFC 6902 JSON Patch (application/json-patch+json); other types are 415 with Accept-Patch. The result is validated like a save (422 listing every problem, under scenario_data); the token cannot be changed. To move the household to another state, patch `state`. A JSON Patch applies whole or not at all; a failed `test` is 409. With If-Match, only if it is still that version (else 412). A save that lands while the patch is applied is never overwritten: the patch is applied again on top of it. Records a revision and a scenario.saved event; answers like a save.
+         */
+        patch: operations["patchScenario"];
         trace?: never;
     };
     "/scenarios/save": {
@@ -452,6 +456,50 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description An RFC 7396 JSON Merge Patch of scenario_data as the detail form shows it: members given replace those stored, null removes one, arrays (adult, child, programs) are replaced whole
+         * @example {
+         *       "year": 2027,
+         *       "programs": [
+         *         "snap",
+         *         "eitc"
+         *       ]
+         *     }
+         */
+        MergePatch: {
+            [key: string]: unknown;
+        };
+        /**
+         * @description An RFC 6902 JSON Patch: operations applied in order to scenario_data as the detail form shows it (at most 1000); all or nothing
+         * @example [
+         *       {
+         *         "op": "test",
+         *         "path": "/adult/0/wage_rate",
+         *         "value": "18.50"
+         *       },
+         *       {
+         *         "op": "replace",
+         *         "path": "/adult/0/wage_rate",
+         *         "value": "21.00"
+         *       }
+         *     ]
+         */
+        JsonPatch: {
+            /** @enum {string} */
+            op: "add" | "remove" | "replace" | "move" | "copy" | "test";
+            /** @example /adult/0/wage_rate */
+            path: string;
+            /**
+             * @description The source (move, copy)
+             * @example /adult/0/wage_rate
+             */
+            from?: string;
+            /**
+             * @description Any JSON value (add, replace, test)
+             * @example 21.00
+             */
+            value?: unknown;
+        }[];
         /** @description An RFC 9457 problem detail; every error of this API is one, as application/problem+json */
         Problem: {
             /**
@@ -1401,6 +1449,8 @@ export interface components {
          * @example POST, PUT
          */
         Allow: string;
+        /** @description On 415 from PATCH: the patch formats the route takes (RFC 5789) */
+        "Accept-Patch": "application/merge-patch+json, application/json-patch+json";
         /**
          * @description The Bearer challenge (RFC 6750)
          * @example Bearer realm="scenario-service", error="invalid_token"
@@ -2624,6 +2674,346 @@ export interface operations {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable (code: unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchScenario: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on (e.g. "v3"), or * for "if it exists" */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description The scenario token: 15 digits, no leading zero */
+                token: components["parameters"]["ScenarioToken"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "adult": [
+                 *         {
+                 *           "wage_rate": "21.00"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/merge-patch+json": components["schemas"]["MergePatch"];
+                /**
+                 * @example [
+                 *       {
+                 *         "op": "test",
+                 *         "path": "/adult/0/wage_rate",
+                 *         "value": "18.50"
+                 *       },
+                 *       {
+                 *         "op": "replace",
+                 *         "path": "/adult/0/wage_rate",
+                 *         "value": "21.00"
+                 *       }
+                 *     ]
+                 */
+                "application/json-patch+json": components["schemas"]["JsonPatch"];
+            };
+        };
+        responses: {
+            /** @description Patched (a new version, as a save makes) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "status": "success",
+                     *         "message": "Scenario saved",
+                     *         "scenario": {
+                     *           "token": "482913075561204",
+                     *           "scenario_data": {
+                     *             "year": 2027,
+                     *             "adult": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "age": 36,
+                     *                 "nickname": "Parent A",
+                     *                 "wage_rate": "22.50",
+                     *                 "yes_or_no": 1,
+                     *                 "adult_type": 1,
+                     *                 "is_married": 1,
+                     *                 "is_veteran": 0,
+                     *                 "unemp_comp": "0",
+                     *                 "is_pregnant": 0,
+                     *                 "monthly_ssi": "0",
+                     *                 "child_support": "0",
+                     *                 "other_unearned": "0",
+                     *                 "monthly_disability": "0",
+                     *                 "soc_sec_retirement": "0",
+                     *                 "same_snap_household": 1,
+                     *                 "work_hours_per_week": "40",
+                     *                 "is_spouse_in_household": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "training_hours_per_week": "0",
+                     *                 "aged_or_disability_income": 0
+                     *               },
+                     *               {
+                     *                 "id": 2,
+                     *                 "age": 34,
+                     *                 "nickname": "Parent B",
+                     *                 "wage_rate": "16.00",
+                     *                 "yes_or_no": 1,
+                     *                 "adult_type": 1,
+                     *                 "is_married": 1,
+                     *                 "is_veteran": 0,
+                     *                 "unemp_comp": "0",
+                     *                 "is_pregnant": 0,
+                     *                 "monthly_ssi": "0",
+                     *                 "child_support": "0",
+                     *                 "other_unearned": "0",
+                     *                 "monthly_disability": "0",
+                     *                 "soc_sec_retirement": "0",
+                     *                 "same_snap_household": 1,
+                     *                 "work_hours_per_week": "20",
+                     *                 "is_spouse_in_household": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "training_hours_per_week": "6",
+                     *                 "aged_or_disability_income": 0
+                     *               }
+                     *             ],
+                     *             "child": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "age": 7,
+                     *                 "sex": 1,
+                     *                 "caretaker": 1,
+                     *                 "in_school": 1,
+                     *                 "yes_or_no": 1,
+                     *                 "is_disabled": 0,
+                     *                 "cc_rate_category": 2,
+                     *                 "ssi_income_amount": "0",
+                     *                 "child_care_setting": 1,
+                     *                 "relation_to_caretaker": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "purchase_and_prepare_meals_together": 1
+                     *               },
+                     *               {
+                     *                 "id": 2,
+                     *                 "age": 3,
+                     *                 "sex": 2,
+                     *                 "caretaker": 1,
+                     *                 "in_school": 0,
+                     *                 "yes_or_no": 1,
+                     *                 "is_disabled": 0,
+                     *                 "cc_rate_category": 1,
+                     *                 "ssi_income_amount": "0",
+                     *                 "child_care_setting": 2,
+                     *                 "relation_to_caretaker": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "purchase_and_prepare_meals_together": 1
+                     *               }
+                     *             ],
+                     *             "state": 36,
+                     *             "token": 482913075561204,
+                     *             "programs": [
+                     *               "snap",
+                     *               "eitc",
+                     *               "ctc",
+                     *               "child_care",
+                     *               "medic_aid"
+                     *             ],
+                     *             "sub_division": 5
+                     *           },
+                     *           "chart_img": "https://scenario-service.example.workers.dev/scenarios/482913075561204/chart.svg?exp=1795252443&sig=7.Yk3p0qF8m2c9RZJdV1wQe4sTtA6hLbN0uXyG5oKjP_s",
+                     *           "created_at": "2026-11-21T08:14:03.512000Z",
+                     *           "state": {
+                     *             "id": 36,
+                     *             "name": "New York"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScenarioDetailResponse"];
+                };
+            };
+            /** @description Bad request (code: invalid_json, invalid_header, invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid credentials (code: unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed (code: forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (code: not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed (code: method_not_allowed) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (code: conflict) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Precondition failed (code: precondition_failed) */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (code: payload_too_large) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error (code: unsupported_media_type) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Accept-Patch": components["headers"]["Accept-Patch"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (code: validation_failed) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -89,7 +89,8 @@ export type HeaderName =
   | 'Idempotent-Replayed'
   | 'WWW-Authenticate'
   | 'X-D1-Bookmark'
-  | 'Allow';
+  | 'Allow'
+  | 'Accept-Patch';
 
 // A type alias, not an interface: HeaderObject's `x-` index signature accepts only the former.
 type HeaderDefinition = {
@@ -163,6 +164,11 @@ const HEADERS: Record<HeaderName, HeaderDefinition> = {
     required: true,
     schema: { type: 'string', maxLength: 64, pattern: '^[A-Z]+(, [A-Z]+)*$' },
     example: 'POST, PUT',
+  },
+  'Accept-Patch': {
+    description: 'On 415 from PATCH: the patch formats the route takes (RFC 5789)',
+    required: true,
+    schema: { type: 'string', enum: ['application/merge-patch+json, application/json-patch+json'] },
   },
   'WWW-Authenticate': {
     description: 'The Bearer challenge (RFC 6750)',
@@ -281,6 +287,7 @@ export function problemResponses(guard: Guard, ...specs: Array<ProblemCode | rea
     if (status === 412) extra.push('ETag');
     if (status === 503) extra.push('Retry-After');
     if (status === 405) extra.push('Allow');
+    if (status === 415) extra.push('Accept-Patch');
     if (guard === 'api-key' && AFTER_AUTHENTICATION.has(status)) extra.push('RateLimit-Policy');
     responses[status] = {
       // Getters: what only the document reads is built when it is generated (or a 404 detail is
