@@ -222,6 +222,7 @@ const EXAMPLE_DETAIL: Record<ProblemCode, string> = {
   conflict: 'An account with that e-mail address exists',
   quota_exceeded: 'This account holds 100000 scenarios, its quota of 100000; delete some before creating more',
   too_many_endpoints: 'An account can have at most 10 webhook endpoints; delete one first',
+  too_many_share_links: 'A scenario can have at most 20 live share links; revoke one first',
   precondition_failed: 'The scenario has changed since that ETag; fetch it again and reapply your change',
   payload_too_large: 'The request body is larger than 256 KiB',
   unsupported_media_type: 'The request body must be sent as Content-Type: application/json',
