@@ -12,16 +12,22 @@ import { conditionalHeader, etagFor, ifMatchVersions } from '../http/conditional
 import { documented, jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
 import { ApiError } from '../http/problem.ts';
 import { refuseQueryParameters } from '../http/query.ts';
+import { RouteMissError } from '../http/routing.ts';
 import { validationHook } from '../http/validation.ts';
 import { queueEvent } from '../webhooks/producer.ts';
 import { exampleDetail } from './examples.ts';
 import { ScenarioDetailResponseSchema, toDetailResponse } from './forms.ts';
 import { TokenParams } from './params.ts';
+import { TOKEN_PATTERN } from './schema.ts';
 import { ACCEPT_PATCH, applyPatchDocument, JSON_PATCH, JsonPatchSchema, MERGE_PATCH, MergePatchSchema, patchFormatOf, readPatch, validatePatched } from './patch.ts';
 import { newEventId, patchScenario } from './workflows.ts';
 
-/** 415 with Accept-Patch for a body that is neither patch format. */
+/**
+ * 415 with Accept-Patch for a body that is neither patch format. A path whose token cannot be one
+ * (PATCH /scenarios/save) is first the 404/405 the route table gives, as its validator would say.
+ */
 function requirePatchFormat(c: Context<AppEnv>): void {
+  if (!TOKEN_PATTERN.test(c.req.param('token') ?? '')) throw new RouteMissError();
   if (patchFormatOf(c.req.header('Content-Type')) !== null) return;
   throw new ApiError('unsupported_media_type', `Send the patch as Content-Type: ${MERGE_PATCH} (RFC 7396) or ${JSON_PATCH} (RFC 6902)`, {
     headers: { 'Accept-Patch': ACCEPT_PATCH },
