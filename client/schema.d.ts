@@ -2928,10 +2928,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "adult": [
-                 *         {
-                 *           "wage_rate": "21.00"
-                 *         }
+                 *       "year": 2027,
+                 *       "programs": [
+                 *         "snap",
+                 *         "eitc",
+                 *         "ctc"
                  *       ]
                  *     }
                  */

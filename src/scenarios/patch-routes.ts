@@ -73,7 +73,7 @@ export const patchRoutes = routesBase.openapi(
       body: {
         required: true,
         content: {
-          [MERGE_PATCH]: { schema: { $ref: '#/components/schemas/MergePatch' }, example: { adult: [{ wage_rate: '21.00' }] } },
+          [MERGE_PATCH]: { schema: { $ref: '#/components/schemas/MergePatch' }, example: { year: 2027, programs: ['snap', 'eitc', 'ctc'] } },
           [JSON_PATCH]: {
             schema: { $ref: '#/components/schemas/JsonPatch' },
             example: [

@@ -3,6 +3,7 @@
 // result is then validated exactly as a save's scenarioData is (ScenarioDataInputSchema). Applying
 // is done by well-kept libraries: json-merge-patch (its `apply` only) and rfc6902 (which the diff
 // already uses). Nothing here knows HTTP or D1.
+/// <reference path="./json-merge-patch.d.ts" />
 import { z } from '@hono/zod-openapi';
 import applyMergePatch from 'json-merge-patch/lib/apply.js';
 import { applyPatch, type Operation } from 'rfc6902';
