@@ -104,7 +104,7 @@ export function sharedPage(shared: Shared): string {
     (data.sub_division === undefined ? '' : `<dt>Sub-division <span class="code">(code)</span></dt><dd>${data.sub_division}</dd>`) +
     '</dl>' +
     `<h2>Programs to check</h2><ul>${programs}</ul>` +
-    `<h2>Monthly income</h2><figure>${chart}</figure>` +
+    `<h2>Monthly income</h2><figure>${chart}<figcaption class="note">Each adult's income a month, by source (wages: hourly wage × hours a week × 52 ÷ 12). Every amount is also listed below.</figcaption></figure>` +
     `<h2>Adults</h2>${adults.join('')}` +
     `<h2>Children</h2>${children.length > 0 ? children.join('') : '<p>No children.</p>'}` +
     '<p class="note">Amounts are in US dollars. Fields marked “code” hold numbers whose meaning the scenario format does not define; they are shown as stored.</p>' +
