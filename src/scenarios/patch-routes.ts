@@ -1,13 +1,14 @@
 // PATCH /scenarios/{token}: a JSON Merge Patch (RFC 7396) or JSON Patch (RFC 6902) of scenario_data,
 // validated like a save's data, guarded against a concurrent save (workflows.ts patchScenario),
 // answered exactly like a save. A sub-app of its own, mounted at /scenarios beside the others.
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import * as z from 'zod';
+import { createRoute, OpenAPIHono } from '../http/zod-openapi-runtime.ts';
 import type { Context } from 'hono';
 import { apiKey } from '../auth/bearer.ts';
-import { assertCanSignCharts, chartUrl } from '../chart/signing.ts';
+import { assertCanSignCharts, chartUrl } from './chart/signing.ts';
 import { readConfig, type AppEnv } from '../env.ts';
 import { decodeStrictUtf8Json } from '../http/body.ts';
-import { routeChecks } from '../http/checks.ts';
+import { refuseInput, routeChecks } from '../http/checks.ts';
 import { conditionalHeader, etagFor, ifMatchVersions } from '../http/conditional.ts';
 import { documented, jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
 import { ApiError } from '../http/problem.ts';
@@ -35,15 +36,6 @@ function requirePatchFormat(c: Context<AppEnv>): void {
 }
 
 const patchChecks = routeChecks(refuseQueryParameters, requirePatchFormat, decodeStrictUtf8Json, assertCanSignCharts);
-
-/** The body as JSON (already decoded as strict UTF-8 by the checks): 400 invalid_json when it is not. */
-async function jsonBody(c: Context<AppEnv>): Promise<unknown> {
-  try {
-    return JSON.parse(await c.req.text());
-  } catch {
-    throw new ApiError('invalid_json', 'The request body is not valid JSON');
-  }
-}
 
 const routesBase = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 // The two documents' schemas, as components the request body refers to. Referred to, not given as
@@ -106,8 +98,16 @@ export const patchRoutes = routesBase.openapi(
   }),
   async (c) => {
     const { token } = c.req.valid('param');
-    const ifMatch = ifMatchVersions(c.req.valid('header')['if-match']);
-    const document = readPatch(patchFormatOf(c.req.header('Content-Type'))!, await jsonBody(c));
+    // The body was parsed by the checks (strict UTF-8, JSON); what is wrong with it, or with
+    // If-Match, is refused after the key is judged, like any input problem.
+    let ifMatch: number[] | undefined;
+    let document: ReturnType<typeof readPatch>;
+    try {
+      ifMatch = ifMatchVersions(c.req.valid('header')['if-match']);
+      document = readPatch(patchFormatOf(c.req.header('Content-Type'))!, await c.req.json());
+    } catch (problem) {
+      return refuseInput(c, problem);
+    }
     const eventId = newEventId();
     const change = (current: Parameters<typeof applyPatchDocument>[0]) => validatePatched(applyPatchDocument(current, document), token);
     const saved = await patchScenario(c.get('keyed'), token, change, eventId, ifMatch, readConfig(c.env).revisionsKept);

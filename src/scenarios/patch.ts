@@ -4,7 +4,8 @@
 // is done by well-kept libraries: json-merge-patch (its `apply` only) and rfc6902 (which the diff
 // already uses). Nothing here knows HTTP or D1.
 /// <reference path="./json-merge-patch.d.ts" />
-import { z } from '@hono/zod-openapi';
+import * as z from 'zod';
+import '../http/zod-openapi-runtime.ts'; // gives schemas .openapi(), read only where the document is generated
 import applyMergePatch from 'json-merge-patch/lib/apply.js';
 import { applyPatch, type Operation } from 'rfc6902';
 import { fieldErrors, formatPath } from '../http/validation.ts';

@@ -1,6 +1,7 @@
 // The share-link forms (created, listed) and the shared scenario's JSON form, each built in one
 // place, with the zod schemas that validate the create body and document the replies.
-import { z } from '@hono/zod-openapi';
+import * as z from 'zod';
+import '../http/zod-openapi-runtime.ts'; // gives schemas .openapi(), read only where the document is generated
 import type { ShareLink } from '../db/schema.ts';
 import { documented } from '../http/openapi.ts';
 import { int, TimestampSchema } from '../http/scalars.ts';

@@ -2,7 +2,7 @@
 // block allowed by hash (a strict CSP), the chart inlined as SVG (src/chart/), readable at 375 px.
 // It is written for someone who is not a developer: state, year and programs by name, each person
 // in words, and the codes the specification leaves unexplained as the numbers stored.
-import { renderScenarioChart } from '../chart/render.ts';
+import { renderScenarioChart } from '../scenarios/chart/render.ts';
 import { findState } from '../scenarios/states.ts';
 import type { StoredScenarioData } from '../scenarios/data.ts';
 import { sharedData, type Shared } from './forms.ts';

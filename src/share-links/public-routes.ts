@@ -4,11 +4,11 @@
 // nothing (malformed, unknown, revoked, expired, or its scenario deleted) gets the same 404 and
 // counts as a failed credential of the client's address (auth/bearer.ts); while the address is
 // throttled those failures get 429, while a live link keeps opening.
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import * as z from 'zod';
+import { createRoute, OpenAPIHono } from '../http/zod-openapi-runtime.ts';
 import type { Context } from 'hono';
-import { clientAddress, throttled } from '../auth/bearer.ts';
-import { throttleAddress } from '../db/auth-throttles.ts';
-import { readDatabases, type AppEnv } from '../env.ts';
+import { clientAddress, countAuthFailure, throttled } from '../auth/bearer.ts';
+import type { AppEnv } from '../env.ts';
 import { useDatabase } from '../http/middleware.ts';
 import { documented, headers, jsonContent, problemResponses } from '../http/openapi.ts';
 import { ApiError, problemResponse } from '../http/problem.ts';
@@ -18,8 +18,6 @@ import { notFoundPage, pageHeaders, sharedPage, throttledPage } from './page.ts'
 import { databaseOfShareSecret, SHARE_SECRET_PATTERN } from './secret.ts';
 import { viewShared } from './workflows.ts';
 
-const WINDOW_SECONDS = 60;
-
 /** JSON when the client asks for it and not for HTML (a browser lists text/html). */
 function wantsJson(c: Context): boolean {
   const accept = c.req.header('Accept') ?? '';
@@ -28,15 +26,8 @@ function wantsJson(c: Context): boolean {
 
 /** The reply to a secret that opens nothing: 404, or 429 once the address is over its failures. */
 async function failedLookUp(c: Context<AppEnv>, alreadyThrottled: boolean): Promise<Response> {
-  let over = alreadyThrottled;
-  if (!over) {
-    const address = clientAddress(c);
-    over = !(await c.env.AUTH_FAILURE_LIMITER.limit({ key: address })).success;
-    if (over) {
-      const until = Date.now() + WINDOW_SECONDS * 1000;
-      await Promise.all(readDatabases(c.env).map((db) => throttleAddress(db, address, until)));
-    }
-  }
+  // Counted like a failing API key (AUTH_FAILURE_LIMITER); not counted again while refused.
+  const over = alreadyThrottled || (await countAuthFailure(c));
   const error = over ? throttled() : new ApiError('not_found', 'This link does not open anything');
   if (wantsJson(c)) return problemResponse(c, error);
   return c.html(over ? throttledPage() : notFoundPage(), error.status, { ...(await pageHeaders()), ...error.headers });

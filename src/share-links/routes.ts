@@ -1,7 +1,8 @@
 // A scenario's share links through the API: create (the URL shown once), list, revoke. Read keys
 // may list; creating and revoking need read_write. The URL is built from PUBLIC_ORIGIN, never the
 // request's Host. Mounted at /scenarios beside the scenario routes.
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import * as z from 'zod';
+import { createRoute, OpenAPIHono } from '../http/zod-openapi-runtime.ts';
 import { apiKey } from '../auth/bearer.ts';
 import { readConfig, type AppEnv } from '../env.ts';
 import { strictUtf8JsonBody } from '../http/body.ts';
