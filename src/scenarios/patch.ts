@@ -8,6 +8,7 @@ import * as z from 'zod';
 import '../http/zod-openapi-runtime.ts'; // gives schemas .openapi(), read only where the document is generated
 import applyMergePatch from 'json-merge-patch/lib/apply.js';
 import { applyPatch, type Operation } from 'rfc6902';
+import { documented } from '../http/openapi.ts';
 import { fieldErrors, formatPath } from '../http/validation.ts';
 import { ApiError, type FieldError } from '../http/problem.ts';
 import { ScenarioDataInputSchema, type ScenarioDataInput } from './schema.ts';
@@ -60,16 +61,20 @@ const operation = () =>
       if ((o.op === 'move' || o.op === 'copy') && o.from === undefined) issue('from');
     });
 
-export const JsonPatchSchema = z
-  .array(operation())
-  .max(MAX_PATCH_OPERATIONS)
-  .openapi('JsonPatch', {
-    description: `An RFC 6902 JSON Patch: operations applied in order to scenario_data as the detail form shows it (at most ${MAX_PATCH_OPERATIONS}); all or nothing`,
-    example: [
-      { op: 'test', path: '/adult/0/wage_rate', value: '18.50' },
-      { op: 'replace', path: '/adult/0/wage_rate', value: '21.00' },
-    ],
-  });
+// The two documents' schemas are built the first time a PATCH reads one (documented: in the Worker,
+// through a proxy that builds on first touch), not while every isolate starts: only PATCH uses them.
+export const JsonPatchSchema = documented(() =>
+  z
+    .array(operation())
+    .max(MAX_PATCH_OPERATIONS)
+    .openapi('JsonPatch', {
+      description: `An RFC 6902 JSON Patch: operations applied in order to scenario_data as the detail form shows it (at most ${MAX_PATCH_OPERATIONS}); all or nothing`,
+      example: [
+        { op: 'test', path: '/adult/0/wage_rate', value: '18.50' },
+        { op: 'replace', path: '/adult/0/wage_rate', value: '21.00' },
+      ],
+    }),
+);
 
 /** Keys anywhere in a merge patch that would reach a prototype. */
 function forbiddenKeys(value: unknown, path: PropertyKey[], found: PropertyKey[][]): void {
@@ -80,15 +85,17 @@ function forbiddenKeys(value: unknown, path: PropertyKey[], found: PropertyKey[]
   }
 }
 
-export const MergePatchSchema = z
-  .object({})
-  .catchall(z.unknown())
-  .openapi('MergePatch', {
-    description:
-      'An RFC 7396 JSON Merge Patch of scenario_data as the detail form shows it: members given replace those stored, null removes ' +
-      'one, arrays (adult, child, programs) are replaced whole',
-    example: { year: 2027, programs: ['snap', 'eitc'] },
-  });
+export const MergePatchSchema = documented(() =>
+  z
+    .object({})
+    .catchall(z.unknown())
+    .openapi('MergePatch', {
+      description:
+        'An RFC 7396 JSON Merge Patch of scenario_data as the detail form shows it: members given replace those stored, null removes ' +
+        'one, arrays (adult, child, programs) are replaced whole',
+      example: { year: 2027, programs: ['snap', 'eitc'] },
+    }),
+);
 
 type PatchDocument = { format: typeof MERGE_PATCH; patch: Record<string, unknown> } | { format: typeof JSON_PATCH; patch: Operation[] };
 
