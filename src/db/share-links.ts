@@ -6,26 +6,13 @@
 // nothing and reads back the same link.
 import { sql } from 'drizzle-orm/sql/sql';
 import { accountOfKey, type KeyAccess, type KeyCheck } from './api-keys.ts';
-import { scenarios, shareLinks as links, type ShareLink } from './schema.ts';
+import { rowReader } from './rows.ts';
+import { scenarios, shareLinks as links } from './schema.ts';
 import { statement, type RawRow } from './statement.ts';
 
 const p = sql.placeholder;
 
-export function toShareLink(row: RawRow): ShareLink {
-  return {
-    seq: row.seq as number,
-    id: row.id as string,
-    scenarioId: row.scenario_id as number,
-    accountId: row.account_id as number,
-    secretHash: row.secret_hash as string,
-    showNicknames: row.show_nicknames as number,
-    views: row.views as number,
-    lastViewedAt: row.last_viewed_at as number | null,
-    createdAt: row.created_at as number,
-    expiresAt: row.expires_at as number,
-    revokedAt: row.revoked_at as number | null,
-  };
-}
+export const toShareLink = rowReader(links);
 
 /** The id of the caller's scenario with that token, as a scalar sub-select (NULL for none). */
 const ownedScenario = (access: KeyAccess) =>
@@ -91,3 +78,22 @@ export const sharedScenario = statement<{ secretHash: string; now: number }>(
       ${scenarios.stateId} as state_id, ${scenarios.scenarioData} as scenario_data, ${scenarios.version} as version
     from ${links} join ${scenarios} on ${scenarios.id} = ${links.scenarioId} where ${liveBySecret}`,
 );
+
+/** A row of sharedScenario: the link's and its scenario's columns (a join, so its own mapper). */
+export interface SharedRow {
+  showNicknames: boolean;
+  expiresAt: number;
+  stateId: number;
+  scenarioData: string;
+  version: number;
+}
+
+export function toSharedRow(row: RawRow): SharedRow {
+  return {
+    showNicknames: row.show_nicknames === 1,
+    expiresAt: row.expires_at as number,
+    stateId: row.state_id as number,
+    scenarioData: row.scenario_data as string,
+    version: row.version as number,
+  };
+}

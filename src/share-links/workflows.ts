@@ -16,6 +16,7 @@ import {
   shareLinksOf,
   sharedScenario,
   toShareLink,
+  toSharedRow,
 } from '../db/share-links.ts';
 import { throttleOf } from '../db/auth-throttles.ts';
 import type { Session } from '../db/statement.ts';
@@ -88,15 +89,10 @@ export async function viewShared(session: Session, secret: string, address: stri
     view: countShareView(session, values),
     shared: sharedScenario(session, values),
   });
-  const [row] = rows.shared;
+  const [raw] = rows.shared;
   const throttled = rows.throttle.length > 0;
-  if (!row) return { shared: null, throttled };
-  const shared: Shared = {
-    stateId: row.state_id as number,
-    data: JSON.parse(row.scenario_data as string) as StoredScenarioData,
-    version: row.version as number,
-    expiresAt: row.expires_at as number,
-    showNicknames: row.show_nicknames === 1,
-  };
+  if (!raw) return { shared: null, throttled };
+  const row = toSharedRow(raw);
+  const shared: Shared = { ...row, data: JSON.parse(row.scenarioData) as StoredScenarioData };
   return { shared, throttled };
 }
