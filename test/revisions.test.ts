@@ -229,7 +229,8 @@ describe('diff', () => {
       const source = from === 1 ? one : two;
       expect(applyPatch(deepClone(source), res.body.data.patch, true, false).newDocument).toEqual(target);
     }
-  });
+    // 25 runs of six requests each: within vitest's default 5 s alone, not on a busy shared machine.
+  }, 30_000);
 });
 
 describe('delete and isolation', () => {
