@@ -109,7 +109,11 @@ export interface paths {
         delete: operations["deleteScenarioAlias"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Patch a scenario
+         * @description Changes part of the caller's scenario: scenario_data as the detail form shows it, patched by an RFC 7396 merge patch (application/merge-patch+json) or an RFC 6902 JSON Patch (application/json-patch+json); other types are 415 with Accept-Patch. The result is validated like a save (422 listing every problem, under scenario_data); the token cannot be changed. To move the household to another state, patch `state`. A JSON Patch applies whole or not at all; a failed `test` is 409. With If-Match, only if it is still that version (else 412). A save that lands while the patch is applied is never overwritten: the patch is applied again on top of it. Records a revision and a scenario.saved event; answers like a save.
+         */
+        patch: operations["patchScenario"];
         trace?: never;
     };
     "/scenarios/save": {
@@ -151,6 +155,70 @@ export interface paths {
          * @description Removes the scenario and everything attached to it, permanently; a second delete is 404.
          */
         delete: operations["deleteScenario"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/scenarios/{token}/share_links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List share links
+         * @description The scenario's newest 100 links, newest first, with their views; never their URLs. Read keys may list.
+         */
+        get: operations["listShareLinks"];
+        put?: never;
+        /**
+         * Create a share link
+         * @description A read-only link to the scenario for someone without a key: GET /shared/<secret> shows its current data as a page (or JSON). The URL is in this reply only (only a hash of its secret is kept). It works until it expires (expires_in, default 7 days, 1 hour to 90 days) or is revoked. At most 20 live links a scenario (409 too_many_share_links).
+         */
+        post: operations["createShareLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/scenarios/{token}/share_links/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a share link
+         * @description The link opens nothing from now on (the same 404 as an unknown one). Revoking it again answers the same.
+         */
+        delete: operations["revokeShareLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shared/{secret}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open a share link
+         * @description What a share link shows, without a key: the scenario as it is saved now, as a page (no script, readable on a phone) or, with Accept: application/json, as JSON (no id, account or token; nicknames only if the link shows them). Each opening is counted. An unknown, revoked or expired link, or one whose scenario was deleted, is the same 404; such failures count against the client address like failed API keys (429 once over the limit).
+         */
+        get: operations["viewSharedScenario"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -452,6 +520,50 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description An RFC 7396 JSON Merge Patch of scenario_data as the detail form shows it: members given replace those stored, null removes one, arrays (adult, child, programs) are replaced whole
+         * @example {
+         *       "year": 2027,
+         *       "programs": [
+         *         "snap",
+         *         "eitc"
+         *       ]
+         *     }
+         */
+        MergePatch: {
+            [key: string]: unknown;
+        };
+        /**
+         * @description An RFC 6902 JSON Patch: operations applied in order to scenario_data as the detail form shows it (at most 1000); all or nothing
+         * @example [
+         *       {
+         *         "op": "test",
+         *         "path": "/adult/0/wage_rate",
+         *         "value": "18.50"
+         *       },
+         *       {
+         *         "op": "replace",
+         *         "path": "/adult/0/wage_rate",
+         *         "value": "21.00"
+         *       }
+         *     ]
+         */
+        JsonPatch: {
+            /** @enum {string} */
+            op: "add" | "remove" | "replace" | "move" | "copy" | "test";
+            /** @example /adult/0/wage_rate */
+            path: string;
+            /**
+             * @description The source (move, copy)
+             * @example /adult/0/wage_rate
+             */
+            from?: string;
+            /**
+             * @description Any JSON value (add, replace, test)
+             * @example 21.00
+             */
+            value?: unknown;
+        }[];
         /** @description An RFC 9457 problem detail; every error of this API is one, as application/problem+json */
         Problem: {
             /**
@@ -469,7 +581,7 @@ export interface components {
              * @description Stable, machine-readable
              * @enum {string}
              */
-            code: "invalid_json" | "invalid_query" | "invalid_header" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "quota_exceeded" | "too_many_endpoints" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_conflict" | "rate_limited" | "internal_error" | "unavailable";
+            code: "invalid_json" | "invalid_query" | "invalid_header" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "quota_exceeded" | "too_many_endpoints" | "too_many_share_links" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_conflict" | "rate_limited" | "internal_error" | "unavailable";
             /** @description The X-Request-Id of the response */
             request_id: string;
             /** @description Every problem of the request at once (422, and 400 for queries and headers) */
@@ -492,6 +604,11 @@ export interface components {
          * @enum {integer}
          */
         StateIdFilter: 1 | 2 | 4 | 5 | 6 | 8 | 9 | 10 | 11 | 12 | 13 | 15 | 16 | 17 | 18 | 19 | 20 | 21 | 22 | 23 | 24 | 25 | 26 | 27 | 28 | 29 | 30 | 31 | 32 | 33 | 34 | 35 | 36 | 37 | 38 | 39 | 40 | 41 | 42 | 44 | 45 | 46 | 47 | 48 | 49 | 50 | 51 | 53 | 54 | 55 | 56;
+        /**
+         * @description sl_ + 32 hex digits
+         * @example sl_6f1c0a9e3b5d47e2a8c4f0b1d3e5a7c9
+         */
+        ShareLinkId: string;
         /** @example 1 */
         RevisionVersion: string;
         /**
@@ -914,6 +1031,123 @@ export interface components {
                 status: "success";
                 /** @enum {string} */
                 message: "Scenario deleted";
+            };
+        };
+        CreatedShareLink: {
+            /**
+             * @description sl_ + 32 hex digits
+             * @example sl_6f1c0a9e3b5d47e2a8c4f0b1d3e5a7c9
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, six fractional digits
+             * @example 2026-11-21T08:14:03.512000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the link stops working
+             * @example 2026-11-21T08:14:03.512000Z
+             */
+            expires_at: string;
+            show_nicknames: boolean;
+            /**
+             * Format: uri
+             * @description The link (PUBLIC_ORIGIN/shared/<secret>): shown only in this reply
+             * @example https://scenarios.example.org/shared/AjX0c9Vb3mQeR7tYh2LpZ8nKw5sD1fGu4oIyT6aEr0M
+             */
+            url: string;
+        };
+        CreateShareLink: {
+            /**
+             * Format: int32
+             * @description Seconds the link works for: 1 hour to 90 days (default 604800, 7 days)
+             * @example 86400
+             */
+            expires_in?: number;
+            /** @description Whether the page shows the adults' nicknames (default false) */
+            show_nicknames?: boolean;
+        };
+        ShareLinkList: {
+            /** @description The scenario's newest 100 links, newest first (revoked and expired ones too) */
+            data: components["schemas"]["ShareLink"][];
+            /** @description Whether older links exist beyond these */
+            has_more: boolean;
+        };
+        ShareLink: {
+            /**
+             * @description sl_ + 32 hex digits
+             * @example sl_6f1c0a9e3b5d47e2a8c4f0b1d3e5a7c9
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, six fractional digits
+             * @example 2026-11-21T08:14:03.512000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the link stops working
+             * @example 2026-11-21T08:14:03.512000Z
+             */
+            expires_at: string;
+            show_nicknames: boolean;
+            /**
+             * Format: int64
+             * @description Times the page (or its JSON) was opened
+             */
+            views: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, six fractional digits
+             * @example 2026-11-21T08:14:03.512000Z
+             */
+            last_viewed_at: string | null;
+            /**
+             * Format: date-time
+             * @description null until revoked; a revoked link opens no more
+             * @example 2026-11-21T08:14:03.512000Z
+             */
+            revoked_at: string | null;
+        };
+        SharedScenario: {
+            data: {
+                state: {
+                    /** Format: int32 */
+                    id: number;
+                    /** @enum {string} */
+                    name: "Alabama" | "Alaska" | "Arizona" | "Arkansas" | "California" | "Colorado" | "Connecticut" | "Delaware" | "District of Columbia" | "Florida" | "Georgia" | "Hawaii" | "Idaho" | "Illinois" | "Indiana" | "Iowa" | "Kansas" | "Kentucky" | "Louisiana" | "Maine" | "Maryland" | "Massachusetts" | "Michigan" | "Minnesota" | "Mississippi" | "Missouri" | "Montana" | "Nebraska" | "Nevada" | "New Hampshire" | "New Jersey" | "New Mexico" | "New York" | "North Carolina" | "North Dakota" | "Ohio" | "Oklahoma" | "Oregon" | "Pennsylvania" | "Rhode Island" | "South Carolina" | "South Dakota" | "Tennessee" | "Texas" | "Utah" | "Vermont" | "Virginia" | "Washington" | "West Virginia" | "Wisconsin" | "Wyoming";
+                    /** @enum {string} */
+                    slug: "alabama" | "alaska" | "arizona" | "arkansas" | "california" | "colorado" | "connecticut" | "delaware" | "district-of-columbia" | "florida" | "georgia" | "hawaii" | "idaho" | "illinois" | "indiana" | "iowa" | "kansas" | "kentucky" | "louisiana" | "maine" | "maryland" | "massachusetts" | "michigan" | "minnesota" | "mississippi" | "missouri" | "montana" | "nebraska" | "nevada" | "new-hampshire" | "new-jersey" | "new-mexico" | "new-york" | "north-carolina" | "north-dakota" | "ohio" | "oklahoma" | "oregon" | "pennsylvania" | "rhode-island" | "south-carolina" | "south-dakota" | "tennessee" | "texas" | "utah" | "vermont" | "virginia" | "washington" | "west-virginia" | "wisconsin" | "wyoming";
+                };
+                scenario_data: {
+                    /** Format: int32 */
+                    year: number;
+                    adult: components["schemas"]["StoredAdult"][];
+                    child: components["schemas"]["StoredChild"][];
+                    /**
+                     * Format: int32
+                     * @description FIPS code of the state
+                     * @example 36
+                     */
+                    state: number;
+                    programs: ("actc" | "ctc" | "eitc" | "state_tax" | "state_eitc" | "child_care" | "tanf" | "ssi" | "liheap" | "fica" | "snap" | "medic_aid" | "hix_ptc" | "chip" | "housing" | "wic" | "pandemic" | "fed_tax" | "nslp")[];
+                    /** Format: int32 */
+                    sub_division?: number;
+                };
+                /**
+                 * Format: int64
+                 * @description The version shown (the current one)
+                 */
+                version: number;
+                /**
+                 * Format: date-time
+                 * @description When the link stops working
+                 * @example 2026-11-21T08:14:03.512000Z
+                 */
+                shared_until: string;
             };
         };
         RevisionList: {
@@ -1353,6 +1587,8 @@ export interface components {
         ScenarioToken: components["schemas"]["ScenarioToken"];
         /** @description Only scenarios in this state (FIPS code: 36 is New York); a code that names no state is 400 */
         StateIdFilter: components["schemas"]["StateIdFilter"];
+        /** @description The share link id: sl_ + 32 hex digits */
+        ShareLinkId: components["schemas"]["ShareLinkId"];
         /** @description A version number (the N of an ETag "vN") */
         RevisionVersion: components["schemas"]["RevisionVersion"];
         /** @description The webhook endpoint id: we_ + 32 hex digits */
@@ -1401,6 +1637,8 @@ export interface components {
          * @example POST, PUT
          */
         Allow: string;
+        /** @description On 415 from PATCH: the patch formats the route takes (RFC 5789) */
+        "Accept-Patch": "application/merge-patch+json, application/json-patch+json";
         /**
          * @description The Bearer challenge (RFC 6750)
          * @example Bearer realm="scenario-service", error="invalid_token"
@@ -2673,6 +2911,347 @@ export interface operations {
             };
         };
     };
+    patchScenario: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on (e.g. "v3"), or * for "if it exists" */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description The scenario token: 15 digits, no leading zero */
+                token: components["parameters"]["ScenarioToken"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "year": 2027,
+                 *       "programs": [
+                 *         "snap",
+                 *         "eitc",
+                 *         "ctc"
+                 *       ]
+                 *     }
+                 */
+                "application/merge-patch+json": components["schemas"]["MergePatch"];
+                /**
+                 * @example [
+                 *       {
+                 *         "op": "test",
+                 *         "path": "/adult/0/wage_rate",
+                 *         "value": "18.50"
+                 *       },
+                 *       {
+                 *         "op": "replace",
+                 *         "path": "/adult/0/wage_rate",
+                 *         "value": "21.00"
+                 *       }
+                 *     ]
+                 */
+                "application/json-patch+json": components["schemas"]["JsonPatch"];
+            };
+        };
+        responses: {
+            /** @description Patched (a new version, as a save makes) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "status": "success",
+                     *         "message": "Scenario saved",
+                     *         "scenario": {
+                     *           "token": "482913075561204",
+                     *           "scenario_data": {
+                     *             "year": 2027,
+                     *             "adult": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "age": 36,
+                     *                 "nickname": "Parent A",
+                     *                 "wage_rate": "22.50",
+                     *                 "yes_or_no": 1,
+                     *                 "adult_type": 1,
+                     *                 "is_married": 1,
+                     *                 "is_veteran": 0,
+                     *                 "unemp_comp": "0",
+                     *                 "is_pregnant": 0,
+                     *                 "monthly_ssi": "0",
+                     *                 "child_support": "0",
+                     *                 "other_unearned": "0",
+                     *                 "monthly_disability": "0",
+                     *                 "soc_sec_retirement": "0",
+                     *                 "same_snap_household": 1,
+                     *                 "work_hours_per_week": "40",
+                     *                 "is_spouse_in_household": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "training_hours_per_week": "0",
+                     *                 "aged_or_disability_income": 0
+                     *               },
+                     *               {
+                     *                 "id": 2,
+                     *                 "age": 34,
+                     *                 "nickname": "Parent B",
+                     *                 "wage_rate": "16.00",
+                     *                 "yes_or_no": 1,
+                     *                 "adult_type": 1,
+                     *                 "is_married": 1,
+                     *                 "is_veteran": 0,
+                     *                 "unemp_comp": "0",
+                     *                 "is_pregnant": 0,
+                     *                 "monthly_ssi": "0",
+                     *                 "child_support": "0",
+                     *                 "other_unearned": "0",
+                     *                 "monthly_disability": "0",
+                     *                 "soc_sec_retirement": "0",
+                     *                 "same_snap_household": 1,
+                     *                 "work_hours_per_week": "20",
+                     *                 "is_spouse_in_household": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "training_hours_per_week": "6",
+                     *                 "aged_or_disability_income": 0
+                     *               }
+                     *             ],
+                     *             "child": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "age": 7,
+                     *                 "sex": 1,
+                     *                 "caretaker": 1,
+                     *                 "in_school": 1,
+                     *                 "yes_or_no": 1,
+                     *                 "is_disabled": 0,
+                     *                 "cc_rate_category": 2,
+                     *                 "ssi_income_amount": "0",
+                     *                 "child_care_setting": 1,
+                     *                 "relation_to_caretaker": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "purchase_and_prepare_meals_together": 1
+                     *               },
+                     *               {
+                     *                 "id": 2,
+                     *                 "age": 3,
+                     *                 "sex": 2,
+                     *                 "caretaker": 1,
+                     *                 "in_school": 0,
+                     *                 "yes_or_no": 1,
+                     *                 "is_disabled": 0,
+                     *                 "cc_rate_category": 1,
+                     *                 "ssi_income_amount": "0",
+                     *                 "child_care_setting": 2,
+                     *                 "relation_to_caretaker": 1,
+                     *                 "same_legal_hh_fed_state": 1,
+                     *                 "purchase_and_prepare_meals_together": 1
+                     *               }
+                     *             ],
+                     *             "state": 36,
+                     *             "token": 482913075561204,
+                     *             "programs": [
+                     *               "snap",
+                     *               "eitc",
+                     *               "ctc",
+                     *               "child_care",
+                     *               "medic_aid"
+                     *             ],
+                     *             "sub_division": 5
+                     *           },
+                     *           "chart_img": "https://scenario-service.example.workers.dev/scenarios/482913075561204/chart.svg?exp=1795252443&sig=7.Yk3p0qF8m2c9RZJdV1wQe4sTtA6hLbN0uXyG5oKjP_s",
+                     *           "created_at": "2026-11-21T08:14:03.512000Z",
+                     *           "state": {
+                     *             "id": 36,
+                     *             "name": "New York"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScenarioDetailResponse"];
+                };
+            };
+            /** @description Bad request (code: invalid_json, invalid_header, invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid credentials (code: unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed (code: forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (code: not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed (code: method_not_allowed) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (code: conflict) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Precondition failed (code: precondition_failed) */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (code: payload_too_large) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error (code: unsupported_media_type) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Accept-Patch": components["headers"]["Accept-Patch"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (code: validation_failed) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable (code: unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     saveScenarioPut: {
         parameters: {
             query?: never;
@@ -3527,6 +4106,532 @@ export interface operations {
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listShareLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The scenario token: 15 digits, no leading zero */
+                token: components["parameters"]["ScenarioToken"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The links */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "sl_6f1c0a9e3b5d47e2a8c4f0b1d3e5a7c9",
+                     *           "created_at": "2026-11-21T08:14:03.512000Z",
+                     *           "expires_at": "2026-11-28T08:14:03.512000Z",
+                     *           "show_nicknames": false,
+                     *           "views": 3,
+                     *           "last_viewed_at": "2026-11-22T17:40:11.204000Z",
+                     *           "revoked_at": null
+                     *         }
+                     *       ],
+                     *       "has_more": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ShareLinkList"];
+                };
+            };
+            /** @description Bad request (code: invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid credentials (code: unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (code: not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable (code: unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createShareLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The scenario token: 15 digits, no leading zero */
+                token: components["parameters"]["ScenarioToken"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "expires_in": 86400,
+                 *       "show_nicknames": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateShareLink"];
+            };
+        };
+        responses: {
+            /** @description Created: the URL is shown only here */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "sl_6f1c0a9e3b5d47e2a8c4f0b1d3e5a7c9",
+                     *       "created_at": "2026-11-21T08:14:03.512000Z",
+                     *       "expires_at": "2026-11-28T08:14:03.512000Z",
+                     *       "show_nicknames": false,
+                     *       "url": "https://scenarios.example.org/shared/AjX0c9Vb3mQeR7tYh2LpZ8nKw5sD1fGu4oIyT6aEr0M"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedShareLink"];
+                };
+            };
+            /** @description Bad request (code: invalid_json, invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid credentials (code: unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed (code: forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (code: not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (code: too_many_share_links) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (code: payload_too_large) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (code: validation_failed) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable (code: unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeShareLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The scenario token: 15 digits, no leading zero */
+                token: components["parameters"]["ScenarioToken"];
+                /** @description The share link id: sl_ + 32 hex digits */
+                id: components["parameters"]["ShareLinkId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "sl_6f1c0a9e3b5d47e2a8c4f0b1d3e5a7c9",
+                     *       "created_at": "2026-11-21T08:14:03.512000Z",
+                     *       "expires_at": "2026-11-28T08:14:03.512000Z",
+                     *       "show_nicknames": false,
+                     *       "views": 3,
+                     *       "last_viewed_at": "2026-11-22T17:40:11.204000Z",
+                     *       "revoked_at": "2026-11-23T09:00:00.000000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ShareLink"];
+                };
+            };
+            /** @description Bad request (code: invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid credentials (code: unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed (code: forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (code: not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable (code: unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    viewSharedScenario: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The secret of the link (the last part of its URL) */
+                secret: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The shared scenario: a page (text/html) or, with Accept: application/json, JSON */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["SharedScenario"];
+                };
+            };
+            /** @description Bad request (code: invalid_query) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (code: not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable (code: unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {

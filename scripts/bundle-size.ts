@@ -14,9 +14,10 @@ import { gzipSync } from 'node:zlib';
  * 15 %) before the cold-start work (bench/README.md, Cold start): zod's `z` listing what src/ uses
  * (−41 KiB), drizzle's rendering as src/db/drizzle-lite/ (−38 KiB) and no OpenAPI generator in the
  * Worker (−35 KiB, less the 23 KiB of the deflated document it serves). Every KiB is compiled when
- * an isolate starts (`npm run bench:startup`).
+ * an isolate starts (`npm run bench:startup`). Raised to 340 with PATCH and share links (issue 34:
+ * 323.9 KiB against main's 293.5, +30.4 KiB; bench/README.md, "Bundle size").
  */
-const MAX_KIB = 320;
+const MAX_KIB = 340;
 
 /**
  * The dashboard Worker (dashboard/wrangler.toml), measured the same way: a Worker of its own, so

@@ -17,6 +17,7 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { checkDashboard } from './lib/dashboard-browser-check.ts';
+import { checkSharePage } from './lib/share-link-browser-check.ts';
 import { checklist, startService, type RunningService } from './lib/service.ts';
 
 const PORT = process.env.DOCS_CHECK_PORT ?? '8796';
@@ -45,6 +46,11 @@ const EXPECTED = [
   'POST /scenarios/save',
   'PUT /scenarios/save',
   'DELETE /scenarios/{token}/delete',
+  'PATCH /scenarios/{token}',
+  'POST /scenarios/{token}/share_links',
+  'GET /scenarios/{token}/share_links',
+  'DELETE /scenarios/{token}/share_links/{id}',
+  'GET /shared/{secret}',
   'GET /scenarios/{token}/revisions',
   'GET /scenarios/{token}/revisions/{version}',
   'POST /scenarios/{token}/revisions/{version}/restore',
@@ -255,6 +261,17 @@ try {
   shown('GET /scenarios/{token}/revisions/{version} (version 1)', await tryItOut(page, 'GET', '/scenarios/{token}/revisions/{version}', typeToken), '200');
   shown('GET /scenarios/{token}/diff (from version 1)', await tryItOut(page, 'GET', '/scenarios/{token}/diff', typeToken), '200');
   shown('POST /scenarios/{token}/revisions/{version}/restore (version 1)', await tryItOut(page, 'POST', '/scenarios/{token}/revisions/{version}/restore', typeToken), '200');
+  // A patch (the example merge patch) and a share link, each with only the token typed in.
+  shown('PATCH /scenarios/{token} (the example merge patch, the token typed in)', await tryItOut(page, 'PATCH', '/scenarios/{token}', typeToken), '200');
+  const shared = await tryItOut(page, 'POST', '/scenarios/{token}/share_links', typeToken);
+  shown('POST /scenarios/{token}/share_links (the token typed in)', shared, '201');
+  const link = /"url":\s*"([^"]+)"/.exec(shared.body)?.[1];
+  const linkId = /"id":\s*"(sl_[0-9a-f]{32})"/.exec(shared.body)?.[1];
+  check('the share link is on the service itself', link !== undefined && link.startsWith(`${base}/shared/`), shared.body.slice(0, 500));
+  shown('GET /scenarios/{token}/share_links (the token typed in)', await tryItOut(page, 'GET', '/scenarios/{token}/share_links', typeToken), '200');
+  const revoke = async () =>
+    (await fetch(`${base}/scenarios/${token}/share_links/${linkId}`, { method: 'DELETE', headers: { Authorization: `Bearer ${key}` } })).status;
+  const shareSummary = link ? await checkSharePage(context, link, revoke, check, '.out') : 'shared page: no link';
   shown('DELETE /scenarios/{token}/delete (the token typed in)', await tryItOut(page, 'DELETE', '/scenarios/{token}/delete', typeToken), '200');
 
   check('no request left 127.0.0.1 (no CDN)', external.length === 0, external.join('\n'));
@@ -264,7 +281,7 @@ try {
     [...problems, ...failedLoads.map((f) => `failed load: ${f}`)].join('\n'),
   );
 
-  summary = `${dashboardSummary}\ndocs page: ${listed.length} operations listed, try-it GET /me ${status}, list/create/filters/export/view/save/history/delete ok, ${external.length} external requests (of ${requests}), screenshot ${SCREENSHOT}`;
+  summary = `${dashboardSummary}\ndocs page: ${listed.length} operations listed, try-it GET /me ${status}, list/create/filters/export/view/save/patch/share/history/delete ok, ${shareSummary}, ${external.length} external requests (of ${requests}), screenshot ${SCREENSHOT}`;
 } catch (error) {
   check('the browser check ran to the end', false, error instanceof Error ? (error.stack ?? error.message) : String(error));
 } finally {

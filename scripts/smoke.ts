@@ -202,6 +202,27 @@ try {
   const csv = await fetch(`${base}/scenarios/export?format=csv&program=eitc`, { headers: auth });
   const rows = (await csv.text()).split('\r\n');
   check('GET /scenarios/export?format=csv → a header row and the scenario', csv.status === 200 && rows[0]!.startsWith('id,token,state_id,') && rows.some((row) => row.split(',')[1] === token));
+  const patched = await call('PATCH', `/scenarios/${token}`, { year: 2027 }, { 'Content-Type': 'application/merge-patch+json', 'If-Match': '"v3"' });
+  check(
+    'PATCH (merge patch) with If-Match → 200, version 4, the year changed and the rest kept',
+    patched.status === 200 && patched.headers.get('etag') === '"v4"' && patched.json.data.scenario.scenario_data.year === 2027 &&
+      patched.json.data.scenario.scenario_data.adult[0].wage_rate === adult.wage_rate,
+  );
+  const stalePatch = await call('PATCH', `/scenarios/${token}`, [{ op: 'replace', path: '/year', value: 2028 }], { 'Content-Type': 'application/json-patch+json', 'If-Match': '"v3"' });
+  check('PATCH (JSON Patch) with a stale If-Match → 412', stalePatch.status === 412);
+  const plainJson = await call('PATCH', `/scenarios/${token}`, { year: 2028 });
+  check('PATCH as application/json → 415 with Accept-Patch', plainJson.status === 415 && (plainJson.headers.get('accept-patch') ?? '').includes('application/merge-patch+json'));
+  const link = await call('POST', `/scenarios/${token}/share_links`, { expires_in: 3600 });
+  check('POST …/share_links → 201 with a URL on PUBLIC_ORIGIN', link.status === 201 && String(link.json.url).startsWith(`${base}/shared/`), JSON.stringify(link.json));
+  const page = await fetch(link.json.url);
+  const pageText = await page.text();
+  check(
+    'the share link opens without a key: an HTML page with a strict CSP and no script',
+    page.status === 200 && /^text\/html/.test(page.headers.get('content-type') ?? '') && pageText.includes('California') &&
+      !pageText.includes('<script') && (page.headers.get('content-security-policy') ?? '').startsWith("default-src 'none'"),
+  );
+  const revokedLink = await call('DELETE', `/scenarios/${token}/share_links/${link.json.id}`);
+  check('DELETE …/share_links/{id} → 200, and the link opens no more (404)', revokedLink.status === 200 && (await fetch(link.json.url)).status === 404);
   const bad = await call('POST', '/scenarios', { scenarioData: { ...data, year: 1800, extra: 1 } });
   check('invalid data → 422 problem with paths', bad.status === 422 && bad.json.errors.length === 2);
   check('GET /scenarios/save → 405', (await call('GET', '/scenarios/save')).status === 405);

@@ -19,6 +19,9 @@ import { webhookRoutes } from './webhooks/routes.ts';
 import { eventRoutes } from './events/routes.ts';
 import { meRoutes } from './me/routes.ts';
 import { revisionRoutes } from './revisions/routes.ts';
+import { patchRoutes } from './scenarios/patch-routes.ts';
+import { sharedRoutes } from './share-links/public-routes.ts';
+import { shareLinkRoutes } from './share-links/routes.ts';
 import { scenarioRoutes } from './scenarios/routes.ts';
 
 // TrieRouter, not Hono's default SmartRouter: that one first tries RegExpRouter, which refuses
@@ -36,6 +39,9 @@ const routes = app
   .route('/', meRoutes)
   .route('/scenarios', chartRoutes)
   .route('/scenarios', scenarioRoutes)
+  .route('/scenarios', patchRoutes)
+  .route('/scenarios', shareLinkRoutes)
+  .route('/shared', sharedRoutes)
   .route('/scenarios', revisionRoutes)
   .route('/events', eventRoutes)
   .route('/webhook_endpoints', webhookRoutes)

@@ -162,6 +162,45 @@ describe('typed client: hc<AppType>', () => {
     expect(again.status).toBe(404);
   });
 
+  it('patches a scenario, and shares it: create, list, open, revoke', async () => {
+    const api = client(key);
+    const created = await api.scenarios.$post({ json: { scenarioData: household }, header: {} });
+    if (created.status !== 201) throw new Error(await created.text());
+    const token = (await created.json()).data.scenario.token;
+
+    // A patch's body is a merge patch or a JSON Patch, sent as such (the client's body is JSON).
+    const patched = await api.scenarios[':token'].$patch(
+      { param: { token }, header: { 'if-match': '"v1"' } },
+      { init: { body: JSON.stringify({ year: 2027 }), headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/merge-patch+json', 'If-Match': '"v1"' } } },
+    );
+    if (patched.status !== 200) throw new Error(await patched.text());
+    const patchedBody = await patched.json();
+    expectTypeOf(patchedBody.data.scenario.scenario_data.year).toEqualTypeOf<number>();
+    expect(patchedBody.data.scenario.scenario_data).toMatchObject({ year: 2027, programs: ['snap', 'eitc'] });
+    expect(patched.headers.get('ETag')).toBe('"v2"');
+
+    const links = api.scenarios[':token'].share_links;
+    const shared = await links.$post({ param: { token }, json: { expires_in: 3600 } });
+    if (shared.status !== 201) throw new Error(await shared.text());
+    const link = await shared.json();
+    expectTypeOf(link.url).toEqualTypeOf<string>();
+    const secret = link.url.split('/').at(-1)!;
+    const opened = await api.shared[':secret'].$get({ param: { secret } }, { headers: { Accept: 'application/json' } });
+    if (opened.status !== 200) throw new Error(await opened.text());
+    // The route answers a page or JSON: the JSON form, asked for with Accept.
+    const sharedBody = await opened.json();
+    if (typeof sharedBody !== 'object' || !('data' in sharedBody)) throw new Error('expected the JSON form');
+    expect(sharedBody.data.scenario_data.year).toBe(2027);
+
+    const listed = await links.$get({ param: { token } });
+    if (listed.status !== 200) throw new Error(await listed.text());
+    expect((await listed.json()).data[0]).toMatchObject({ id: link.id, views: 1 });
+    const revoked = await links[':id'].$delete({ param: { token, id: link.id } });
+    if (revoked.status !== 200) throw new Error(await revoked.text());
+    expect((await revoked.json()).revoked_at).not.toBeNull();
+    expect((await api.shared[':secret'].$get({ param: { secret } })).status).toBe(404);
+  });
+
   it('builds URLs for the routes, too', () => {
     const api = client(key);
     expect(api.scenarios[':token'].delete.$url({ param: { token: '482913075561204' } }).href).toBe(`${BASE}/scenarios/482913075561204/delete`);

@@ -153,6 +153,44 @@ describe('generated client: openapi-typescript + openapi-fetch', () => {
     expect(again.error?.code).toBe('not_found');
   });
 
+  it('patches a scenario, and shares it: create, list, open, revoke', async () => {
+    const api = client(key);
+    const created = await api.POST('/scenarios', { body: { scenarioData: household } });
+    if (!created.data) throw new Error(JSON.stringify(created.error));
+    const token = created.data.data.scenario.token;
+
+    const patched = await api.PATCH('/scenarios/{token}', {
+      params: { path: { token } },
+      body: [{ op: 'replace', path: '/year', value: 2027 }],
+      headers: { 'Content-Type': 'application/json-patch+json' },
+    });
+    if (!patched.data) throw new Error(JSON.stringify(patched.error));
+    expect(patched.data.data.scenario.scenario_data.year).toBe(2027);
+    const failedTest = await api.PATCH('/scenarios/{token}', {
+      params: { path: { token } },
+      body: [{ op: 'test', path: '/year', value: 1999 }],
+      headers: { 'Content-Type': 'application/json-patch+json' },
+    });
+    expect(failedTest.error?.code).toBe('conflict');
+    const merged = await api.PATCH('/scenarios/{token}', { params: { path: { token } }, body: { sub_division: 3 }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    expect(merged.data?.data.scenario.scenario_data.sub_division).toBe(3);
+
+    const shared = await api.POST('/scenarios/{token}/share_links', { params: { path: { token } }, body: { show_nicknames: true } });
+    if (!shared.data) throw new Error(JSON.stringify(shared.error));
+    expect(shared.data.show_nicknames).toBe(true);
+    const secret = shared.data.url.split('/').at(-1)!;
+    const opened = await api.GET('/shared/{secret}', { params: { path: { secret } }, headers: { Accept: 'application/json' } });
+    // The route answers a page or JSON: the JSON form, asked for with Accept.
+    if (!opened.data || typeof opened.data === 'string') throw new Error(JSON.stringify(opened.error));
+    expect(opened.data.data.scenario_data.sub_division).toBe(3);
+    const listed = await api.GET('/scenarios/{token}/share_links', { params: { path: { token } } });
+    expect(listed.data?.data.map((l) => l.views)).toEqual([1]);
+    const revoked = await api.DELETE('/scenarios/{token}/share_links/{id}', { params: { path: { token, id: shared.data.id } } });
+    expect(revoked.data?.revoked_at).not.toBeNull();
+    const gone = await api.GET('/shared/{secret}', { params: { path: { secret } }, headers: { Accept: 'application/json' } });
+    expect(typeof gone.error === 'object' && gone.error.code).toBe('not_found');
+  });
+
   it('lists, views, restores and diffs revisions', async () => {
     const api = client(key);
     const created = await api.POST('/scenarios', { body: { scenarioData: household } });

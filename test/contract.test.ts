@@ -48,7 +48,7 @@ describe('the OpenAPI document lists exactly what the app serves', () => {
     const documented = operations.map((o) => `${o.method} ${o.path}`).sort();
     expect(documented).toEqual(servedRoutes());
     expect(documentedOperations().sort()).toEqual(documented);
-    expect(documented).toHaveLength(27);
+    expect(documented).toHaveLength(32);
   });
 
   it('names every operation with a unique camelCase operationId', () => {
@@ -60,6 +60,11 @@ describe('the OpenAPI document lists exactly what the app serves', () => {
       'POST /scenarios': 'createScenario',
       'GET /scenarios/{token}': 'viewScenario',
       'DELETE /scenarios/{token}': 'deleteScenarioAlias',
+      'PATCH /scenarios/{token}': 'patchScenario',
+      'POST /scenarios/{token}/share_links': 'createShareLink',
+      'GET /scenarios/{token}/share_links': 'listShareLinks',
+      'DELETE /scenarios/{token}/share_links/{id}': 'revokeShareLink',
+      'GET /shared/{secret}': 'viewSharedScenario',
       'POST /scenarios/save': 'saveScenario',
       'PUT /scenarios/save': 'saveScenarioPut',
       'DELETE /scenarios/{token}/delete': 'deleteScenario',
@@ -93,19 +98,20 @@ describe('the OpenAPI document lists exactly what the app serves', () => {
         .map((p) => (p.$ref ? doc.components.parameters[p.$ref.split('/').at(-1) ?? ''] : p))
         .filter((p) => p?.in === 'path')
         .map((p) => p?.name);
-      expect(declared.sort(), `${method} ${path}`).toEqual(inPath.sort());
+      expect(declared.sort(), `${method} ${path}`).toEqual([...inPath].sort());
       if (path.startsWith('/scenarios/{')) expect(inPath[0], `${method} ${path}`).toBe('token');
+      if (path.includes('/share_links/')) expect(inPath, `${method} ${path}`).toEqual(['token', 'id']);
       if (path.includes('/revisions/')) expect(inPath, `${method} ${path}`).toEqual(['token', 'version']);
     }
     expect(doc.components.parameters.ScenarioToken).toMatchObject({ name: 'token', in: 'path', required: true });
   });
 
-  it('declares the bearer API-key scheme for the API and the admin scheme for /admin; the chart is public', () => {
+  it('declares the bearer API-key scheme for the API and the admin scheme for /admin; the chart and share links are public', () => {
     expect(doc.components.securitySchemes.ApiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.components.securitySchemes.AdminToken).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ ApiKey: [] }]);
     for (const { method, path, operation } of operations) {
-      const expected = path.startsWith('/admin/') ? [{ AdminToken: [] }] : path.endsWith('/chart.svg') ? [] : undefined;
+      const expected = path.startsWith('/admin/') ? [{ AdminToken: [] }] : path.endsWith('/chart.svg') || path.startsWith('/shared/') ? [] : undefined;
       expect(operation.security, `${method} ${path}`).toEqual(expected);
     }
   });
@@ -140,7 +146,9 @@ describe('the OpenAPI document lists exactly what the app serves', () => {
         const codes = response['x-problem-codes'] ?? [];
         expect(codes.length, `${method} ${path} ${status}`).toBeGreaterThan(0);
         for (const code of codes) expect(PROBLEM_STATUS[code as keyof typeof PROBLEM_STATUS], `${method} ${path} ${status} ${code}`).toBe(Number(status));
-        expect(Object.keys(response.content ?? {})).toEqual(['application/problem+json']);
+        // A share link's page answers a browser's failures as a page too (same status, same codes).
+        const types = path === '/shared/{secret}' && ['404', '429'].includes(status) ? ['application/problem+json', 'text/html'] : ['application/problem+json'];
+        expect(Object.keys(response.content ?? {}), `${method} ${path} ${status}`).toEqual(types);
       }
     }
   });
@@ -150,14 +158,14 @@ describe('what validating tools (Prism, Portman) read in the document', () => {
   it('documents 405 with Allow on the operations a template-matching router takes a 405 for', async () => {
     const with405 = operations.filter((o) => o.operation.responses['405']).map((o) => `${o.method} ${o.path}`);
     // GET and DELETE /scenarios/save answer 405 (the path is POST/PUT), and {token} fits "save".
-    expect(with405.sort()).toEqual(['DELETE /scenarios/{token}', 'GET /scenarios/{token}']);
+    expect(with405.sort()).toEqual(['DELETE /scenarios/{token}', 'GET /scenarios/{token}', 'PATCH /scenarios/{token}']);
     for (const { operation } of operations.filter((o) => o.operation.responses['405'])) {
       const response = operation.responses['405'];
       expect(response?.['x-problem-codes']).toEqual(['method_not_allowed']);
       expect(headerNames(response ?? {})).toContain('Allow');
     }
     const { key } = await createAccountWithKey();
-    for (const method of ['GET', 'DELETE']) {
+    for (const method of ['GET', 'DELETE', 'PATCH']) {
       const res = await api(key).send(method, '/scenarios/save');
       expect(res.status).toBe(405);
       expect(res.headers.get('Allow')).toBe('POST, PUT');

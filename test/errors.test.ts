@@ -89,7 +89,7 @@ describe('the error table', () => {
       ['DELETE', '/scenarios', ['GET', 'HEAD', 'POST']],
       ['POST', '/me', ['GET', 'HEAD']],
       ['DELETE', '/me', ['GET', 'HEAD']],
-      ['PUT', `/scenarios/${token}`, ['DELETE', 'GET', 'HEAD']],
+      ['PUT', `/scenarios/${token}`, ['DELETE', 'GET', 'HEAD', 'PATCH']],
       ['GET', `/scenarios/${token}/delete`, ['DELETE']],
       ['GET', '/admin/accounts', ['POST']],
       ['POST', '/openapi.json', ['GET', 'HEAD']],

@@ -12,6 +12,8 @@ import { hookUrl, receiverName, registerEndpoint } from './helpers/webhooks.ts';
 interface Operation {
   method: string;
   path: string;
+  /** The media type of the example body. */
+  contentType?: string | undefined;
   /** The document's example body, when the operation takes one. */
   example: unknown;
   /** The required query parameters, set to the document's examples. */
@@ -34,7 +36,9 @@ function keyedOperations(document: unknown): Operation[] {
       if (!security.some((s) => 'ApiKey' in s)) continue;
       const required = (op.parameters ?? []).filter((p) => p.in === 'query' && p.required);
       const query = required.map((p) => `${p.name}=${encodeURIComponent(String(p.example ?? p.schema?.example))}`).join('&');
-      operations.push({ method: method.toUpperCase(), path, example: op.requestBody?.content?.['application/json']?.example, query });
+      // The body in the first media type the operation takes (a patch takes no application/json).
+      const [contentType, media] = Object.entries(op.requestBody?.content ?? {})[0] ?? [];
+      operations.push({ method: method.toUpperCase(), path, example: media?.example, contentType, query });
     }
   }
   return operations;
@@ -58,7 +62,7 @@ function request(op: Operation, ids: Ids): { path: string; body: unknown } {
 
 function call(key: string | undefined, op: Operation, ids: Ids): Promise<Reply> {
   const { path, body } = request(op, ids);
-  return api(key, freshAddress()).send(op.method, path, body === undefined ? {} : { body });
+  return api(key, freshAddress()).send(op.method, path, body === undefined ? {} : { body, headers: op.contentType ? { 'Content-Type': op.contentType } : {} });
 }
 
 /** What an attacker can compare between two answers: everything but the request id. */

@@ -23,7 +23,7 @@ type Check = (label: string, condition: boolean, detail?: string) => boolean;
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-interface AxeViolation {
+export interface AxeViolation {
   id: string;
   impact: string | null;
   help: string;
@@ -31,7 +31,7 @@ interface AxeViolation {
 }
 
 /** axe-core on the page as it is: its serious and critical violations. */
-async function axe(page: Page): Promise<AxeViolation[]> {
+export async function axe(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(AXE_SOURCE);
   const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as { violations: AxeViolation[] };
   return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');

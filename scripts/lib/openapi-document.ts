@@ -42,7 +42,8 @@ export function generateOpenApiDocument(): OpenAPIDocument {
           contact: { name: 'Scenario Service maintainers', email: 'api@scenario-service.example' },
         },
         tags: [
-          { name: 'Scenarios', description: "The caller's household scenarios: list, view, create, save, delete, and their charts" },
+          { name: 'Scenarios', description: "The caller's household scenarios: list, view, create, save, patch, delete, and their charts" },
+          { name: 'Share links', description: 'Read-only links to a scenario for people without a key: create, list, revoke, and the page a link opens' },
           { name: 'Revisions', description: "A scenario's history: every version a create, save or restore stored; view, restore and diff them" },
           { name: 'Events', description: "Every change to the caller's scenarios, kept 30 days" },
           { name: 'Webhooks', description: 'Endpoints that receive the events as signed POSTs (Standard Webhooks), and their delivery attempts' },

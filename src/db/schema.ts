@@ -325,6 +325,38 @@ export const accountDirectory = sqliteTable(
   (t) => [uniqueIndex('account_directory_email_unique').on(sql`lower(${t.email})`), index('account_directory_database_idx').on(t.database)],
 );
 
+// Read-only links to one scenario for people without a key (GET /shared/{secret}). Only a hash of
+// the link's secret is stored; the link goes with its scenario (on delete cascade).
+export const shareLinks = sqliteTable(
+  'share_links',
+  {
+    // Order of creation, for listing newest first.
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    // `sl_` + 32 hex digits, drawn by the create request (its retries carry it).
+    id: text('id').notNull(),
+    scenarioId: integer('scenario_id')
+      .notNull()
+      .references(() => scenarios.id, { onDelete: 'cascade' }),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    // SHA-256 (hex) of the secret in the link's URL.
+    secretHash: text('secret_hash').notNull(),
+    // 1: the page shows the adults' nicknames.
+    showNicknames: integer('show_nicknames').notNull().default(0),
+    views: integer('views').notNull().default(0),
+    lastViewedAt: integer('last_viewed_at'),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    revokedAt: integer('revoked_at'),
+  },
+  (t) => [
+    uniqueIndex('share_links_id_unique').on(t.id),
+    uniqueIndex('share_links_secret_hash_unique').on(t.secretHash),
+    index('share_links_scenario_idx').on(t.scenarioId, t.seq),
+  ],
+);
+
 export type Account = typeof accounts.$inferSelect;
 export type ApiKey = typeof apiKeys.$inferSelect;
 export type Scenario = typeof scenarios.$inferSelect;
@@ -334,3 +366,4 @@ export type KeyScope = ApiKey['scope'];
 export type Event = typeof events.$inferSelect;
 export type WebhookEndpoint = typeof webhookEndpoints.$inferSelect;
 export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;
+export type ShareLink = typeof shareLinks.$inferSelect;

@@ -89,7 +89,8 @@ export type HeaderName =
   | 'Idempotent-Replayed'
   | 'WWW-Authenticate'
   | 'X-D1-Bookmark'
-  | 'Allow';
+  | 'Allow'
+  | 'Accept-Patch';
 
 // A type alias, not an interface: HeaderObject's `x-` index signature accepts only the former.
 type HeaderDefinition = {
@@ -164,6 +165,11 @@ const HEADERS: Record<HeaderName, HeaderDefinition> = {
     schema: { type: 'string', maxLength: 64, pattern: '^[A-Z]+(, [A-Z]+)*$' },
     example: 'POST, PUT',
   },
+  'Accept-Patch': {
+    description: 'On 415 from PATCH: the patch formats the route takes (RFC 5789)',
+    required: true,
+    schema: { type: 'string', enum: ['application/merge-patch+json, application/json-patch+json'] },
+  },
   'WWW-Authenticate': {
     description: 'The Bearer challenge (RFC 6750)',
     required: true,
@@ -216,6 +222,7 @@ const EXAMPLE_DETAIL: Record<ProblemCode, string> = {
   conflict: 'An account with that e-mail address exists',
   quota_exceeded: 'This account holds 100000 scenarios, its quota of 100000; delete some before creating more',
   too_many_endpoints: 'An account can have at most 10 webhook endpoints; delete one first',
+  too_many_share_links: 'A scenario can have at most 20 live share links; revoke one first',
   precondition_failed: 'The scenario has changed since that ETag; fetch it again and reapply your change',
   payload_too_large: 'The request body is larger than 256 KiB',
   unsupported_media_type: 'The request body must be sent as Content-Type: application/json',
@@ -281,6 +288,7 @@ export function problemResponses(guard: Guard, ...specs: Array<ProblemCode | rea
     if (status === 412) extra.push('ETag');
     if (status === 503) extra.push('Retry-After');
     if (status === 405) extra.push('Allow');
+    if (status === 415) extra.push('Accept-Patch');
     if (guard === 'api-key' && AFTER_AUTHENTICATION.has(status)) extra.push('RateLimit-Policy');
     responses[status] = {
       // Getters: what only the document reads is built when it is generated (or a 404 detail is

@@ -39,7 +39,7 @@ import { etagFor } from '../http/conditional.ts';
 import { toPage, type PageRequest } from '../http/pagination.ts';
 import { ApiError } from '../http/problem.ts';
 import { stateIdOf, toStoredData, type StoredScenarioData } from './data.ts';
-import { toDetailResponse, type ScenarioDetailResponse } from './forms.ts';
+import { detailData, toDetailResponse, type ScenarioDataDetail, type ScenarioDetailResponse } from './forms.ts';
 import type { ScenarioFilter } from './filters.ts';
 import type { ScenarioDataInput } from './schema.ts';
 import { generateScenarioToken } from './token.ts';
@@ -197,13 +197,31 @@ export interface Saved {
  * pruning of those older than the newest `revisionsKept`, go in the same batch.
  */
 export async function saveScenario(
-  { session, key, run }: Keyed,
+  keyed: Keyed,
   token: string,
   input: ScenarioDataInput,
   eventId: string,
   versions?: number[],
   revisionsKept: number = DEFAULT_CONFIG.revisionsKept,
 ): Promise<Saved> {
+  const outcome = await writeSave(keyed, token, input, eventId, versions, revisionsKept);
+  // Not saved, and the row is there: its version is not one If-Match named.
+  if ('current' in outcome) throw staleVersion(outcome.current.version);
+  return outcome;
+}
+
+/**
+ * The save's batch: saved (now, or by an earlier try of this batch), or not saved because the
+ * scenario is at a version `versions` does not name, with the scenario as it is now; 404 for none.
+ */
+async function writeSave(
+  { session, key, run }: Keyed,
+  token: string,
+  input: ScenarioDataInput,
+  eventId: string,
+  versions: number[] | undefined,
+  revisionsKept: number,
+): Promise<Saved | { current: Scenario }> {
   const stored = toStoredData(input, token);
   const values = { ...key, token, stateId: stateIdOf(input), scenarioData: JSON.stringify(stored), eventId, kept: revisionsKept };
   const update = versions ? saveScenarioIfVersion(session, { ...values, versions: JSON.stringify(versions) }) : saveStatement(session, values);
@@ -225,8 +243,45 @@ export async function saveScenario(
     const scenario = { ...toScenario(row), stateId: values.stateId, scenarioData: values.scenarioData, version: event.version as number, changeId: eventId };
     return { scenario, stored };
   }
-  // Not saved, and the row is there: its version is not one If-Match named.
-  throw staleVersion(row.version as number);
+  return { current: toScenario(row) };
+}
+
+/** Writes a patch tries before it gives up on a scenario that changes under every one of them. */
+export const PATCH_ATTEMPTS = 10;
+const PATCH_BACKOFF_CAP_MS = 160;
+
+/**
+ * PATCH /scenarios/{token}: `change` turns the stored data (the detail form's) into the new data,
+ * or throws (422, 409). One round trip reads the scenario, a second writes the change guarded by
+ * the version read, so a save that came in between is never overwritten: the write then fails,
+ * its batch reads the scenario back, and the change is made again on what is stored now (each
+ * further attempt one more round trip after a short jittered wait, at most PATCH_ATTEMPTS writes;
+ * then 409). `ifMatch` (the
+ * versions If-Match names) is checked on every version the change would be made on: 412 once the
+ * scenario is at another. A retry of the write after D1 lost its reply finds its event and
+ * answers with what it wrote (writeSave).
+ */
+export async function patchScenario(
+  keyed: Keyed,
+  token: string,
+  change: (current: ScenarioDataDetail) => ScenarioDataInput,
+  eventId: string,
+  ifMatch?: number[],
+  revisionsKept: number = DEFAULT_CONFIG.revisionsKept,
+): Promise<Saved> {
+  let current = await viewScenario(keyed, token);
+  for (let attempt = 1; ; attempt++) {
+    if (ifMatch && !ifMatch.includes(current.version)) throw staleVersion(current.version);
+    const input = change(detailData(current.scenarioData, token));
+    const outcome = await writeSave(keyed, token, input, eventId, [current.version], revisionsKept);
+    if (!('current' in outcome)) return outcome;
+    if (attempt >= PATCH_ATTEMPTS) {
+      throw new ApiError('conflict', `The scenario changed under each of ${PATCH_ATTEMPTS} attempts to apply this patch; nothing was changed, send it again`);
+    }
+    current = outcome.current;
+    // Jittered, growing waits spread patches that keep colliding with each other (at most ~1 s in all).
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(PATCH_BACKOFF_CAP_MS, 5 * 2 ** attempt)));
+  }
 }
 
 /** 412: the scenario is no longer at a version If-Match named; the current ETag comes with it. */

@@ -15,11 +15,9 @@ export interface WorkerReply {
 
 /** The request on `d1`, with the API key and, when given, a JSON body. */
 export async function sendOn(d1: FaultyD1, key: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<WorkerReply> {
-  const init: RequestInit = { method, headers: { Authorization: `Bearer ${key}`, ...headers } };
-  if (body !== undefined) {
-    init.body = JSON.stringify(body);
-    (init.headers as Record<string, string>)['Content-Type'] = 'application/json';
-  }
+  // A body is JSON unless `headers` names another type (a patch's).
+  const init: RequestInit = { method, headers: { Authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers } };
+  if (body !== undefined) init.body = JSON.stringify(body);
   const ctx = createExecutionContext();
   const res = await worker.fetch(new Request(BASE + path, init) as Request<unknown, IncomingRequestCfProperties>, { ...env, ...d1.bindings }, ctx);
   const text = await res.text();
@@ -28,8 +26,8 @@ export async function sendOn(d1: FaultyD1, key: string, method: string, path: st
 }
 
 /** The reply's status and the D1 round trips the request made (a batch is one), on a D1 that never fails. */
-export async function roundTripsOf(key: string, method: string, path: string, body?: unknown): Promise<{ status: number; calls: number }> {
+export async function roundTripsOf(key: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; calls: number }> {
   const d1 = faultyD1(() => undefined);
-  const { status } = await sendOn(d1, key, method, path, body);
+  const { status } = await sendOn(d1, key, method, path, body, headers);
   return { status, calls: d1.calls };
 }
