@@ -89,7 +89,8 @@ export type HeaderName =
   | 'Idempotent-Replayed'
   | 'WWW-Authenticate'
   | 'X-D1-Bookmark'
-  | 'Allow';
+  | 'Allow'
+  | 'Content-Disposition';
 
 // A type alias, not an interface: HeaderObject's `x-` index signature accepts only the former.
 type HeaderDefinition = {
@@ -163,6 +164,12 @@ const HEADERS: Record<HeaderName, HeaderDefinition> = {
     required: true,
     schema: { type: 'string', maxLength: 64, pattern: '^[A-Z]+(, [A-Z]+)*$' },
     example: 'POST, PUT',
+  },
+  'Content-Disposition': {
+    description: 'The export as a file to save: scenarios-<UTC date of the export>.jsonl or .csv (what a browser or `curl -OJ` names it)',
+    required: true,
+    schema: { type: 'string', maxLength: 64, pattern: '^attachment; filename="scenarios-[0-9]{4}-[0-9]{2}-[0-9]{2}\\.(jsonl|csv)"$' },
+    example: 'attachment; filename="scenarios-2026-11-21.jsonl"',
   },
   'WWW-Authenticate': {
     description: 'The Bearer challenge (RFC 6750)',
