@@ -97,7 +97,7 @@ export interface FirstCount {
  * workerd process, counting only while each request is under way).
  */
 export async function firstRequestCount(scriptPath: string, kind: Kind, setup: FirstRequestSetup, withByCode = false): Promise<FirstCount> {
-  const dir = join(setup.work, 'callgrind');
+  const dir = join(setup.work, `callgrind-${kind}-${scriptPath.split('/').at(-2)}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const workerd = createRequire(import.meta.url)('workerd').default as string;
@@ -105,7 +105,7 @@ export async function firstRequestCount(scriptPath: string, kind: Kind, setup: F
   writeFileSync(wrapper, `#!/bin/sh\nexec valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=${dir}/callgrind.%p "${workerd}" "$@"\n`);
   chmodSync(wrapper, 0o755);
   process.env.MINIFLARE_WORKERD_PATH = wrapper;
-  process.env.MINIFLARE_WORKERD_V8_FLAGS = withByCode ? `--single-threaded ${PERF_MAP_FLAGS}` : '--single-threaded';
+  process.env.MINIFLARE_WORKERD_V8_FLAGS = withByCode ? `--single-threaded --interpreted-frames-native-stack ${PERF_MAP_FLAGS}` : '--single-threaded';
   const server = await startServer({ scriptPath, stateDir: freshState(setup, 'counted'), findProcess: false });
   try {
     const pid = callgrindChild();
