@@ -286,8 +286,8 @@ console.log(report);
 writeFileSync(resolve('bench/.out/startup.md'), `${report}\n`);
 
 if (INSTRUCTIONS) {
-  countInstructions();
-  await countFirstRequests();
+  const scopes = countInstructions();
+  if (scopes) await countFirstRequests(scopes);
 }
 if (PROFILE) await profile();
 
@@ -295,10 +295,10 @@ if (PROFILE) await profile();
  * Instructions of a fresh Node process importing each bundle (and serving its first request), and
  * of a fresh `workerd test` process doing the same, under callgrind.
  */
-function countInstructions(): void {
+function countInstructions(): Record<Name, number> | undefined {
   if (spawnSync('valgrind', ['--version']).status !== 0) {
     log('valgrind is not installed: no instruction counts (apt install valgrind)');
-    return;
+    return undefined;
   }
   const count = (command: string[]): number => {
     const runs: number[] = [];
@@ -338,10 +338,12 @@ function countInstructions(): void {
   ].join('\n');
   console.log(`\n${table}`);
   writeFileSync(resolve('bench/.out/startup.md'), `${report}\n\n${table}\n`);
+  // The global scope in workerd over the trivial Worker's, for the whole cold request.
+  return Object.fromEntries(NAMES.map((name) => [name, cells[name].workerdScope - cells.trivial.workerdScope])) as Record<Name, number>;
 }
 
 /** Instructions of the first real request and of its warm repeat, per Worker (one instance per cell). */
-async function countFirstRequests(): Promise<void> {
+async function countFirstRequests(scopes: Record<Name, number>): Promise<void> {
   if (!valgrindPresent()) return;
   log('counting the first real requests under callgrind (one instance per cell)');
   const mi = (n: number) => (n / 1e6).toFixed(2);
@@ -350,6 +352,7 @@ async function countFirstRequests(): Promise<void> {
     `|---|${FIRST_NAMES.map(() => '---:').join('|')}|`,
   ];
   const detail: string[] = [];
+  const extras: Record<Kind, number[]> = { me: [], create: [] };
   for (const kind of KINDS) {
     const counts = [];
     for (const name of FIRST_NAMES) {
@@ -362,6 +365,15 @@ async function countFirstRequests(): Promise<void> {
     lines.push(`| first ${LABEL[kind]} | ${counts.map((c) => mi(c.first)).join(' | ')} |`);
     lines.push(`| the same again, warm | ${counts.map((c) => mi(c.warm)).join(' | ')} |`);
     lines.push(`| first − warm | ${counts.map((c) => mi(c.first - c.warm)).join(' | ')} |`);
+    extras[kind] = counts.map((c) => c.first - c.warm);
+  }
+  // Over the platform Worker's first request, plus the global scope over the trivial Worker's.
+  for (const kind of KINDS) {
+    const over = (i: number) => (extras[kind][i] ?? 0) - (extras[kind][0] ?? 0);
+    lines.push(`| first ${LABEL[kind]}: first − warm over the platform Worker's | ${FIRST_NAMES.map((_, i) => (i === 0 ? '' : mi(over(i)))).join(' | ')} |`);
+    lines.push(
+      `| **whole cold request** (${LABEL[kind]}): global scope in workerd over the trivial Worker's + that | ${FIRST_NAMES.map((name, i) => (i === 0 ? '' : `**${mi(scopes[name === 'platform' ? 'trivial' : name] + over(i))}**`)).join(' | ')} |`,
+    );
   }
   const table = [...lines, ...detail].join('\n');
   console.log(`\n${table}`);
