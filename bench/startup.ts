@@ -14,6 +14,12 @@
 //    whose test handler imports the bundle and returns: workerd compiles the bundle and runs its
 //    global scope as it does for a new isolate in production. Over the trivial Worker's run, that
 //    is the global scope in the runtime itself, without Miniflare's own start around it.
+// 4. The first real request: each run starts a fresh Miniflare instance over a seeded D1 and sends
+//    the request a client makes first (an authenticated GET /me with a valid key; a create with a
+//    body), then the same again: the first's extra over the warm one, against the platform Worker
+//    (bench/baseline/platform.ts: a trivial Worker making the same platform calls, the rate
+//    limiter, a SHA-256 digest and one D1 batch, so local D1's and the limiter's own first-call
+//    costs cancel). The whole cold request is the global scope in workerd (3.) + this extra.
 // Cloudflare starts an isolate while the TLS handshake is under way, so the global scope is partly
 // hidden from the caller; what the first request does beyond a warm one is not. The figure to
 // keep small is global scope + the first request's extra, each as the service's minus the trivial
@@ -26,7 +32,11 @@
 // BENCH_STARTUP_INSTRUCTIONS=1 also counts the instructions of the Node probe and of the bare
 // workerd run under valgrind's callgrind (Node's V8 single-threaded, so compiling and GC are
 // counted too; workerd's background threads are counted as well; median of 3 runs, which agree to
-// about 1 %): the import alone, and the import with the first request. Timings on this
+// about 1 %): the import alone, and the import with the first request; and the first real request
+// of (4.) and its warm repeat in a Miniflare instance whose workerd runs under callgrind, V8
+// single-threaded so that lazy compiling is counted where it happens (one instance per cell).
+// BENCH_STARTUP_BY_CODE=1 adds where the service's first real requests' instructions go, by
+// JavaScript module and function (bench/lib/by-code.ts). Timings on this
 // shared machine move by ±20 % from one minute to the next; counts do not, so compare cuts by them.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,6 +44,10 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { bundleOurs, bundlePlain, measure, type Bundle } from './lib/bundle.ts';
+import { firstRequestCount, firstRequestRun, KINDS, valgrindPresent, type FirstSample, type Kind } from './lib/first-request.ts';
+import { household, prng } from './lib/data.ts';
+import { topRows } from './lib/by-code.ts';
+import { ensureSeed } from './lib/seed.ts';
 import { benchWorker, compatibility, freePort, runtimeOptions } from './lib/server.ts';
 
 /** The workerd binary Miniflare runs (its `workerd` dependency's default export is the binary's path). */
@@ -41,6 +55,7 @@ const workerdBinary = (createRequire(createRequire(import.meta.url).resolve('min
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 9);
 const PROFILE = process.env.BENCH_STARTUP_PROFILE === '1';
 const INSTRUCTIONS = process.env.BENCH_STARTUP_INSTRUCTIONS === '1';
+const BY_CODE = process.env.BENCH_STARTUP_BY_CODE === '1';
 const OUT = resolve('bench/.out/startup');
 const log = (line: string) => process.stderr.write(`[startup] ${line}\n`);
 
@@ -64,6 +79,7 @@ console.log(JSON.stringify({ globalScope: t1 - t0, firstRequest: t2 - t1, warmRe
 `;
 
 type Name = 'trivial' | 'against' | 'ours';
+type FirstName = 'platform' | 'against' | 'ours';
 const AGAINST = process.env.BENCH_AGAINST;
 const NAMES: Name[] = AGAINST ? ['trivial', 'against', 'ours'] : ['trivial', 'ours'];
 
@@ -77,9 +93,10 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 mkdirSync(OUT, { recursive: true });
 log('bundling the service (wrangler deploy --dry-run --minify) and the trivial Worker');
-const bundles: Partial<Record<Name, Bundle>> & Record<'ours' | 'trivial', Bundle> = {
+const bundles: Partial<Record<Name, Bundle>> & Record<'ours' | 'trivial' | 'platform', Bundle> = {
   ours: bundleOurs(join(OUT, 'ours')),
   trivial: await bundlePlain('bench/baseline/trivial.ts', join(OUT, 'trivial')),
+  platform: await bundlePlain('bench/baseline/platform.ts', join(OUT, 'platform')),
   ...(AGAINST ? { against: measure(resolve(AGAINST), 'index.js') } : {}),
 };
 const probePath = join(OUT, 'probe.mjs');
@@ -192,6 +209,19 @@ for (let run = 0; run < RUNS; run++) {
   for (const name of order) workerd[name].push(await miniflareRun((bundles[name] as Bundle).scriptPath));
 }
 
+// The first real request: the platform Worker in the trivial Worker's place.
+const FIRST_NAMES: FirstName[] = AGAINST ? ['platform', 'against', 'ours'] : ['platform', 'ours'];
+const seedDir = join(OUT, 'seed-10');
+const seed = await ensureSeed(seedDir, 10, log);
+const firstSetup = { seed, seedDir, createBody: JSON.stringify({ scenarioData: household(prng(36)) }), work: join(OUT, 'first') };
+const firstScript = (name: FirstName) => (name === 'platform' ? bundles.platform : (bundles[name] as Bundle)).scriptPath;
+const firstRuns: Record<Kind, Record<FirstName, FirstSample[]>> = { me: { platform: [], against: [], ours: [] }, create: { platform: [], against: [], ours: [] } };
+log(`${RUNS} fresh Miniflare instances per Worker and first request (authenticated GET /me; POST /scenarios), alternating`);
+for (let run = 0; run < RUNS; run++) {
+  const order = run % 2 ? [...FIRST_NAMES].reverse() : FIRST_NAMES;
+  for (const kind of KINDS) for (const name of order) firstRuns[kind][name].push(await firstRequestRun(firstScript(name), kind, firstSetup));
+}
+
 const m = (samples: Sample[], pick: (s: Sample) => number) => median(samples.map(pick));
 const scope = (s: Sample) => s.globalScope;
 const firstExtra = (s: Sample) => s.firstRequest - s.warmRequest;
@@ -207,6 +237,14 @@ const diff = (pick: (name: Name) => number, name: Name = 'ours') => pick(name) -
 const coldExtra = (name: Name) => diff(rows[0]![1], name) + diff(rows[3]![1], name);
 const coldExtraWorkerd = (name: Name) => diff(rows[1]![1], name) + diff(rows[3]![1], name);
 const ms = (value: number) => value.toFixed(1);
+const firstExtraOf = (kind: Kind, name: FirstName) => median(firstRuns[kind][name].map((s) => s.first - s.warm));
+const firstOver = (kind: Kind, name: FirstName) => firstExtraOf(kind, name) - firstExtraOf(kind, 'platform');
+const LABEL: Record<Kind, string> = { me: 'GET /me with a valid key', create: 'POST /scenarios with a body' };
+const firstRows: Array<[string, (name: FirstName) => number]> = KINDS.flatMap((kind) => [
+  [`first request − warm request, fresh Miniflare instance (${LABEL[kind]})`, (name: FirstName) => firstExtraOf(kind, name)] as [string, (name: FirstName) => number],
+  [`warm request, Miniflare (${LABEL[kind]}, client time)`, (name: FirstName) => median(firstRuns[kind][name].map((s) => s.warm))] as [string, (name: FirstName) => number],
+]);
+const wholeOf = (kind: Kind, name: 'against' | 'ours') => diff(rows[1]![1], name) + firstOver(kind, name);
 const kib = (b: Bundle) => `${(b.minifiedBytes / 1024).toFixed(1)} KiB minified, ${(b.gzipBytes / 1024).toFixed(1)} KiB gzipped`;
 const report = [
   `Medians of ${RUNS} fresh Node ${process.version} processes, ${RUNS} fresh workerd processes and ${RUNS} fresh Miniflare instances per Worker, alternating; ${new Date().toISOString()}.`,
@@ -227,21 +265,40 @@ const report = [
         `| **cold request over a trivial Worker**: global scope (workerd) + first request's extra (Miniflare) | | | **${ms(coldExtraWorkerd('ours'))}** |`,
         `| **cold request over a trivial Worker**: global scope (Node) + first request's extra (Miniflare) | | | **${ms(coldExtra('ours'))}** |`,
       ]),
+  '',
+  'The first real request, against the platform Worker (bench/baseline/platform.ts: the rate limiter, a SHA-256 digest, one D1 batch); aims: the first request ≤ 5 ms over it, the whole ≤ 35 ms.',
+  '',
+  ...(AGAINST
+    ? [
+        `| ms | platform Worker | ${AGAINST} | difference | this service | difference |`,
+        '|---|---:|---:|---:|---:|---:|',
+        ...firstRows.map(([label, pick]) => `| ${label} | ${ms(pick('platform'))} | ${ms(pick('against'))} | ${ms(pick('against') - pick('platform'))} | ${ms(pick('ours'))} | ${ms(pick('ours') - pick('platform'))} |`),
+        ...KINDS.map((kind) => `| **whole cold request** (${LABEL[kind]}): global scope (workerd) + first request's extra, over the trivial and platform Workers | | | **${ms(wholeOf(kind, 'against'))}** | | **${ms(wholeOf(kind, 'ours'))}** |`),
+      ]
+    : [
+        '| ms | platform Worker | this service | difference |',
+        '|---|---:|---:|---:|',
+        ...firstRows.map(([label, pick]) => `| ${label} | ${ms(pick('platform'))} | ${ms(pick('ours'))} | ${ms(pick('ours') - pick('platform'))} |`),
+        ...KINDS.map((kind) => `| **whole cold request** (${LABEL[kind]}): global scope (workerd) + first request's extra, over the trivial and platform Workers | | | **${ms(wholeOf(kind, 'ours'))}** |`),
+      ]),
 ].join('\n');
 console.log(report);
 writeFileSync(resolve('bench/.out/startup.md'), `${report}\n`);
 
-if (INSTRUCTIONS) countInstructions();
+if (INSTRUCTIONS) {
+  const scopes = countInstructions();
+  if (scopes) await countFirstRequests(scopes);
+}
 if (PROFILE) await profile();
 
 /**
  * Instructions of a fresh Node process importing each bundle (and serving its first request), and
  * of a fresh `workerd test` process doing the same, under callgrind.
  */
-function countInstructions(): void {
+function countInstructions(): Record<Name, number> | undefined {
   if (spawnSync('valgrind', ['--version']).status !== 0) {
     log('valgrind is not installed: no instruction counts (apt install valgrind)');
-    return;
+    return undefined;
   }
   const count = (command: string[]): number => {
     const runs: number[] = [];
@@ -281,6 +338,46 @@ function countInstructions(): void {
   ].join('\n');
   console.log(`\n${table}`);
   writeFileSync(resolve('bench/.out/startup.md'), `${report}\n\n${table}\n`);
+  // The global scope in workerd over the trivial Worker's, for the whole cold request.
+  return Object.fromEntries(NAMES.map((name) => [name, cells[name].workerdScope - cells.trivial.workerdScope])) as Record<Name, number>;
+}
+
+/** Instructions of the first real request and of its warm repeat, per Worker (one instance per cell). */
+async function countFirstRequests(scopes: Record<Name, number>): Promise<void> {
+  if (!valgrindPresent()) return;
+  log('counting the first real requests under callgrind (one instance per cell)');
+  const mi = (n: number) => (n / 1e6).toFixed(2);
+  const lines = [
+    '| M instructions (callgrind, whole workerd process) | ' + FIRST_NAMES.map((name) => (name === 'ours' ? 'this service' : name === 'against' ? AGAINST : 'platform Worker')).join(' | ') + ' |',
+    `|---|${FIRST_NAMES.map(() => '---:').join('|')}|`,
+  ];
+  const detail: string[] = [];
+  const extras: Record<Kind, number[]> = { me: [], create: [] };
+  for (const kind of KINDS) {
+    const counts = [];
+    for (const name of FIRST_NAMES) {
+      const counted = await firstRequestCount(firstScript(name), kind, firstSetup, BY_CODE && name === 'ours');
+      counts.push(counted);
+      if (counted.byCode) {
+        detail.push('', `First ${LABEL[kind]}, this service: JavaScript by module and function (thousands of instructions)`, '', '| module | instructions |', '|---|---:|', ...topRows(counted.byCode.modules, 15), '', '| function | instructions |', '|---|---:|', ...topRows(counted.byCode.functions, 40));
+      }
+    }
+    lines.push(`| first ${LABEL[kind]} | ${counts.map((c) => mi(c.first)).join(' | ')} |`);
+    lines.push(`| the same again, warm | ${counts.map((c) => mi(c.warm)).join(' | ')} |`);
+    lines.push(`| first − warm | ${counts.map((c) => mi(c.first - c.warm)).join(' | ')} |`);
+    extras[kind] = counts.map((c) => c.first - c.warm);
+  }
+  // Over the platform Worker's first request, plus the global scope over the trivial Worker's.
+  for (const kind of KINDS) {
+    const over = (i: number) => (extras[kind][i] ?? 0) - (extras[kind][0] ?? 0);
+    lines.push(`| first ${LABEL[kind]}: first − warm over the platform Worker's | ${FIRST_NAMES.map((_, i) => (i === 0 ? '' : mi(over(i)))).join(' | ')} |`);
+    lines.push(
+      `| **whole cold request** (${LABEL[kind]}): global scope in workerd over the trivial Worker's + that | ${FIRST_NAMES.map((name, i) => (i === 0 ? '' : `**${mi(scopes[name === 'platform' ? 'trivial' : name] + over(i))}**`)).join(' | ')} |`,
+    );
+  }
+  const table = [...lines, ...detail].join('\n');
+  console.log(`\n${table}`);
+  writeFileSync(resolve('bench/.out/startup-first.md'), `${table}\n`);
 }
 
 /** A CPU profile of the Node probe on an unminified bundle, charged to the bundle's modules. */

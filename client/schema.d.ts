@@ -1640,6 +1640,11 @@ export interface components {
         /** @description On 415 from PATCH: the patch formats the route takes (RFC 5789) */
         "Accept-Patch": "application/merge-patch+json, application/json-patch+json";
         /**
+         * @description The export as a file to save: scenarios-<UTC date of the export>.jsonl or .csv (what a browser or `curl -OJ` names it)
+         * @example attachment; filename="scenarios-2026-11-21.jsonl"
+         */
+        "Content-Disposition": string;
+        /**
          * @description The Bearer challenge (RFC 6750)
          * @example Bearer realm="scenario-service", error="invalid_token"
          */
@@ -2443,6 +2448,7 @@ export interface operations {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -156,8 +156,8 @@ async function ensureDevKey(): Promise<string> {
   }
 }
 
-async function waitUntilServing(url: string, child: ReturnType<typeof spawn>): Promise<boolean> {
-  for (let i = 0; i < 600 && child.exitCode === null; i++) {
+async function waitUntilServing(url: string, child: ReturnType<typeof spawn>, gaveUp: () => boolean): Promise<boolean> {
+  for (let i = 0; i < 600 && child.exitCode === null && !gaveUp(); i++) {
     try {
       if ((await fetch(url)).ok) return true;
     } catch {
@@ -185,13 +185,18 @@ const CHATTER = [
 const BINDINGS_TABLE = /^(Your Worker|[\w-]+) has access to the following bindings:/;
 const CRON_WARNING = /Scheduled Workers are not automatically triggered/;
 const ANSI = /\u001b\[[0-9;]*m/g;
+// With two configs wrangler 4.155 prefixes each console.log line with the Worker's name, but its
+// custom-build path ([build] command) leaves that name out: every line began "[undefined] ".
+const UNNAMED_PREFIX = /^(?:\u001b\[[0-9;]*m)*\[undefined\](?:\u001b\[[0-9;]*m)* /;
+// What workerd says (through miniflare) when it cannot bind the port.
+const ADDRESS_IN_USE = /Address already in use/;
 
 /**
  * Wrangler's output, line by line, without its chatter. Until the server answers, lines are held
  * back: then they go through the same filter (warnings and errors are kept), or, if it never
  * answers, they are printed as they are.
  */
-function relay(child: ReturnType<typeof spawn>): { ready: () => void; dumpHeld: () => void } {
+function relay(child: ReturnType<typeof spawn>, onAddressInUse: () => void): { ready: () => void; dumpHeld: () => void } {
   let serving = false;
   let block: 'table' | 'warning' | null = null;
   const held: Array<[NodeJS.WriteStream, string]> = [];
@@ -208,9 +213,10 @@ function relay(child: ReturnType<typeof spawn>): { ready: () => void; dumpHeld: 
     }
     if (BINDINGS_TABLE.test(text)) block = 'table';
     else if (CRON_WARNING.test(text)) block = 'warning';
-    else if (!blank && !CHATTER.some((re) => re.test(text))) out.write(`${line}\n`);
+    else if (!blank && !CHATTER.some((re) => re.test(text))) out.write(`${line.replace(UNNAMED_PREFIX, '')}\n`);
   };
   const onLine = (out: NodeJS.WriteStream) => (line: string) => {
+    if (ADDRESS_IN_USE.test(line)) onAddressInUse();
     if (VERBOSE) out.write(`${line}\n`);
     else if (serving) pass(out, line);
     else held.push([out, line]);
@@ -228,14 +234,20 @@ function relay(child: ReturnType<typeof spawn>): { ready: () => void; dumpHeld: 
   };
 }
 
+const PORT_TAKEN = `Port ${PORT} on ${HOST} is already in use (another npm start?). Stop that server, or start this one elsewhere: PORT=9000 npm start`;
 if (await portTaken(HOST, PORT)) {
-  console.error(`Port ${PORT} on ${HOST} is already in use (another npm start?). Stop that server, or start this one elsewhere: PORT=9000 npm start`);
+  console.error(PORT_TAKEN);
   process.exit(1);
 }
 ensureDevVars();
 ensureDashboardDevVars();
 applyMigrations();
 const key = await ensureDevKey();
+// Again: the migrations and the key took a while, and another server may have started meanwhile.
+if (await portTaken(HOST, PORT)) {
+  console.error(PORT_TAKEN);
+  process.exit(1);
+}
 
 const child = spawn(
   process.execPath,
@@ -244,17 +256,28 @@ const child = spawn(
   [...WRANGLER, 'dev', '-c', 'wrangler.toml', '-c', 'dashboard/wrangler.toml', '--ip', HOST, '--port', String(PORT), '--local', '--show-interactive-dev-session=false', '--log-level', 'log', ...DEV_VARS.flatMap((v) => ['--var', v])],
   { stdio: ['ignore', 'pipe', 'pipe'], env },
 );
-const output = relay(child);
+// Taken between the last check and wrangler binding it (wrangler builds first): what answers
+// there is another server, so stop rather than wait for it, and say so in our own words.
+let addressInUse = false;
+const output = relay(child, () => {
+  if (addressInUse) return;
+  addressInUse = true;
+  child.kill('SIGTERM');
+});
 let failed = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
 // 'close', not 'exit': the last lines of its output have been read by then.
 child.on('close', (code) => {
   output.dumpHeld();
+  if (addressInUse) {
+    console.error(`\nPort ${PORT} on ${HOST} was taken by another program while the server was starting (it was free when npm start checked). Stop that program, or start this one elsewhere: PORT=9000 npm start`);
+    process.exit(1);
+  }
   process.exit(failed ? 1 : (code ?? 0));
 });
 
 const base = `http://${HOST}:${PORT}`;
-if (await waitUntilServing(`${base}/openapi.json`, child)) {
+if (await waitUntilServing(`${base}/openapi.json`, child, () => addressInUse)) {
   output.ready();
   console.log(`
 Scenario Service on ${base}
@@ -270,7 +293,7 @@ Dashboard (Developers section): ${base}/dashboard
 The Workers' log lines follow (one JSON line per failed request). Ctrl-C stops the server.
 `);
   watchSignInEmails(SIGN_IN_EMAILS, (to, link) => console.log(`${link.includes('/invitations/') ? 'Invitation' : 'Sign-in'} e-mail to ${to}: ${link}`));
-} else if (child.exitCode === null) {
+} else if (child.exitCode === null && !addressInUse) {
   failed = true;
   output.dumpHeld();
   console.error(`The server did not answer on ${base} within two minutes; wrangler's output is above.`);

@@ -57,7 +57,7 @@ app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
 app.openAPIRegistry.registerComponent('securitySchemes', 'AdminToken', {
   type: 'http',
   scheme: 'bearer',
-  description: 'The admin token (ADMIN_TOKEN secret), for the account dashboard only; API keys are refused here',
+  description: 'The admin token (ADMIN_TOKEN secret), for the admin API (/admin/…) only: operators manage accounts and keys with it; API keys are refused there, and it is refused everywhere else',
 });
 registerSharedComponents(app.openAPIRegistry);
 

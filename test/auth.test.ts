@@ -1,5 +1,8 @@
 // Authentication and authorisation of the scenario API: API keys, scopes, tenant isolation.
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
+import worker from './worker-entry.ts';
+import { wrapD1 } from './helpers/wrapped-d1.ts';
 import { readDatabases } from '../src/env.ts';
 import { describe, expect, it } from 'vitest';
 import { generateApiKey, isWellFormedApiKey } from '../src/auth/api-key.ts';
@@ -290,6 +293,39 @@ describe('API keys', () => {
     const stored = await everythingStored();
     expect(stored).not.toContain(key);
     expect(stored).not.toContain(key.slice(10));
+  });
+
+  it("touches last_used_at in a D1 session of its own: the request's session makes its one round trip only", async () => {
+    const { account, key, keyId } = await createAccountWithKey();
+    // Each session the Worker opens, with the statements it sends. A second query in the request's
+    // session would make workerd's D1 API compare bookmarks with localeCompare, whose first call
+    // builds ICU's collator (about 70 M instructions on an isolate's first request).
+    const sessions: Array<{ constraint: string | undefined; sql: string[] }> = [];
+    const watched = (db: D1Database) =>
+      new Proxy(db, {
+        get(target, prop) {
+          if (prop !== 'withSession') {
+            const value: unknown = Reflect.get(target, prop, target);
+            return typeof value === 'function' ? value.bind(target) : value;
+          }
+          return (constraint?: string) => {
+            const session = { constraint, sql: [] as string[] };
+            sessions.push(session);
+            return wrapD1(target.withSession(constraint), { bind: (sql) => session.sql.push(sql) });
+          };
+        },
+      });
+    const bindings = Object.fromEntries(readDatabases(env).map((db, i) => [i === 0 ? 'DB' : `DB_${i + 1}`, watched(db)]));
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(new Request('http://scenario.test/me', { headers: { Authorization: `Bearer ${key}` } }) as Request<unknown, IncomingRequestCfProperties>, { ...env, ...bindings }, ctx);
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    await waitOnExecutionContext(ctx);
+    const used = sessions.filter((session) => session.sql.length > 0);
+    expect(used).toHaveLength(2);
+    expect(used[0]!.sql.some((sql) => sql.includes('update `api_keys`'))).toBe(false);
+    expect(used[1]).toEqual({ constraint: 'first-primary', sql: [expect.stringContaining('update `api_keys` set `last_used_at`')] });
+    expect((await keyRow(account.id, keyId)).last_used_at).not.toBeNull();
   });
 
   it('last_used_at is set after a request, and not rewritten by another request within the same minute', async () => {

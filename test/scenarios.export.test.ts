@@ -23,6 +23,8 @@ async function exportText(query = '', k = key) {
   return res;
 }
 
+/** The UTC date the export's file is named by (read before and after a request: it may pass midnight). */
+const today = () => new Date().toISOString().slice(0, 10);
 const lines = (text: string) => text.split('\n').filter((line) => line !== '');
 
 /** Every list item, newest first, through the list itself. */
@@ -97,8 +99,10 @@ async function openExport(query = '', k = key) {
 describe('JSON Lines (the default)', () => {
   it('sends one list item per line, newest first, exactly as the list shows it', async () => {
     for (let i = 0; i < 3; i++) await createScenario(key, scenarioData({ year: 2020 + i }));
+    const before = today();
     const res = await exportText();
     expect(res.headers.get('Content-Type')).toBe('application/x-ndjson; charset=utf-8');
+    expect([before, today()].map((date) => `attachment; filename="scenarios-${date}.jsonl"`)).toContain(res.headers.get('Content-Disposition'));
     expect(res.headers.get('Cache-Control')).toBe('no-store');
     const listed = await listAll();
     expect(lines(res.text)).toEqual(listed.map((item) => JSON.stringify(item)));
@@ -138,8 +142,10 @@ describe('CSV', () => {
   it('sends a header row and one RFC 4180 summary row per scenario, newest first', async () => {
     const first = await createScenario(key, scenarioData({ state_id: 11, year: 2024, programs: ['snap', 'eitc', 'ctc'] }));
     const second = await createScenario(key, scenarioData({ state_id: 36, year: 2026, programs: ['wic'] }));
+    const before = today();
     const res = await exportText('?format=csv');
     expect(res.headers.get('Content-Type')).toBe('text/csv; charset=utf-8; header=present');
+    expect([before, today()].map((date) => `attachment; filename="scenarios-${date}.csv"`)).toContain(res.headers.get('Content-Disposition'));
     const rows = res.text.split('\r\n');
     expect(rows.pop()).toBe('');
     expect(rows[0]).toBe(CSV_COLUMNS.join(','));

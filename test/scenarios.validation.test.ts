@@ -48,6 +48,19 @@ describe('required fields', () => {
     expect(await refusedCreate(key, create(without(scenarioData(), [field])))).toEqual([`scenarioData.${field}`]);
   });
 
+  it('says "is required" of every missing adult and child field, and keeps the bad value\'s own message', async () => {
+    const res = await api(key).post('/scenarios', create({ ...scenarioData(), adult: [{}], child: [{}] }));
+    const errors = expectValidationFailed(res);
+    const required = [...adultPaths([...ADULT_AMOUNTS, ...ADULT_FLAGS.filter((f) => f !== 'is_pregnant'), ...ADULT_CODES, 'age']), ...childPaths([...CHILD_FLAGS, ...CHILD_CODES, 'age'])];
+    expect(errors.map((e) => e.path).sort()).toEqual(required.sort());
+    for (const error of errors) expect(error.message, error.path).toBe('is required');
+    // A value that is there but wrong keeps its own words.
+    const wrong = expectValidationFailed(await api(key).post('/scenarios', create(withAdult({ yes_or_no: 2, wage_rate: '-1' }))));
+    expect(wrong.map((e) => e.message).sort()).toEqual(['must be 0 or 1', expect.stringMatching(/^must be a non-negative decimal number/)]);
+    const save = expectValidationFailed(await api(key).post('/scenarios/save', { scenarioData: scenarioData() }));
+    expect(save).toEqual([{ path: 'token', message: 'is required' }]);
+  });
+
   it('refuses scenarioData without state_id or its synonym state', async () => {
     expect(await refusedCreate(key, create(without(scenarioData(), ['state_id'])))).toEqual(['scenarioData.state_id']);
   });

@@ -71,7 +71,41 @@ describe('webhook URLs in canonical form', () => {
       expect(JSON.parse(text).errors).toEqual([{ path: 'url', message: 'must not point at this service itself' }]);
     }
     // Another host on the same name's parent is not the service.
-    expect(checkWebhookUrl('https://hooks.scenario.test/x', false, 'https://scenario.test').ok).toBe(true);
+    expect(checkWebhookUrl('https://hooks.scenario.test/x', false, ['https://scenario.test']).ok).toBe(true);
+  });
+
+  it("refuses PUBLIC_ORIGIN, and where loopback is allowed every loopback name of the service's own port", async () => {
+    // As under npm start: PUBLIC_ORIGIN is the local server, loopback endpoints are allowed.
+    const own = ['http://127.0.0.1:8787'];
+    const sameServer = [
+      'http://127.0.0.1:8787/admin/accounts',
+      'http://localhost:8787/',
+      'http://LOCALHOST.:8787/',
+      'http://api.localhost:8787/',
+      'https://127.0.0.1:8787/',
+      'http://2130706433:8787/',
+      'http://0x7f.1:8787/',
+      'http://0177.0.0.1:8787/',
+      'http://127.1:8787/',
+      'http://127.0.0.2:8787/',
+      'http://[::1]:8787/',
+      'http://[0:0:0:0:0:0:0:1]:8787/',
+    ];
+    for (const url of sameServer) expect(checkWebhookUrl(url, true, own).ok, url).toBe(false);
+    // Another port on loopback is another server (a local receiver), and stays allowed.
+    for (const url of ['http://127.0.0.1:8788/hooks', 'http://localhost:9999/', 'http://[::1]:8080/']) {
+      expect(checkWebhookUrl(url, true, own).ok, url).toBe(true);
+    }
+    // The tests' PUBLIC_ORIGIN is https://scenarios.test (port 443), and they allow loopback: the
+    // API refuses the origin itself and a loopback name of its port, naming url.
+    const { key } = await createAccountWithKey();
+    for (const url of ['https://scenarios.test/hooks', 'https://127.0.0.1/hooks', 'http://localhost:443/hooks', 'https://2130706433/']) {
+      const res = await api(key).post('/webhook_endpoints', { url });
+      expect(res.status, url).toBe(422);
+      expect(res.body.errors[0].path, url).toBe('url');
+      expect(res.body.errors[0].message, url).toMatch(/^must not point at this service itself/);
+    }
+    expect((await api(key).get('/webhook_endpoints')).body.data).toEqual([]);
   });
 
   it('a delivery that reaches the admin API anyway (no credential) is never counted as a failed login', async () => {

@@ -61,7 +61,7 @@ export function useDatabase(c: Context<AppEnv>, database: number): boolean {
 }
 
 // CORS: any origin, no credentials (keys travel in Authorization, never in cookies).
-const EXPOSED_HEADERS = ['ETag', 'Location', 'Retry-After', 'X-Request-Id', 'Idempotent-Replayed', 'RateLimit-Policy', 'RateLimit', 'X-D1-Bookmark'];
+const EXPOSED_HEADERS = ['ETag', 'Location', 'Retry-After', 'X-Request-Id', 'Idempotent-Replayed', 'RateLimit-Policy', 'RateLimit', 'X-D1-Bookmark', 'Content-Disposition'];
 
 /**
  * Preflights (OPTIONS) are answered by hono/cors. Other requests only need two constant headers,

@@ -90,7 +90,8 @@ export type HeaderName =
   | 'WWW-Authenticate'
   | 'X-D1-Bookmark'
   | 'Allow'
-  | 'Accept-Patch';
+  | 'Accept-Patch'
+  | 'Content-Disposition';
 
 // A type alias, not an interface: HeaderObject's `x-` index signature accepts only the former.
 type HeaderDefinition = {
@@ -169,6 +170,12 @@ const HEADERS: Record<HeaderName, HeaderDefinition> = {
     description: 'On 415 from PATCH: the patch formats the route takes (RFC 5789)',
     required: true,
     schema: { type: 'string', enum: ['application/merge-patch+json, application/json-patch+json'] },
+  },
+  'Content-Disposition': {
+    description: 'The export as a file to save: scenarios-<UTC date of the export>.jsonl or .csv (what a browser or `curl -OJ` names it)',
+    required: true,
+    schema: { type: 'string', maxLength: 64, pattern: '^attachment; filename="scenarios-[0-9]{4}-[0-9]{2}-[0-9]{2}\\.(jsonl|csv)"$' },
+    example: 'attachment; filename="scenarios-2026-11-21.jsonl"',
   },
   'WWW-Authenticate': {
     description: 'The Bearer challenge (RFC 6750)',

@@ -46,6 +46,13 @@ export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {
   csv: 'text/csv; charset=utf-8; header=present',
 };
 
+const FILE_EXTENSIONS: Record<ExportFormat, string> = { ndjson: 'jsonl', csv: 'csv' };
+
+/** `attachment; filename="scenarios-2026-11-21.jsonl"`: the file a browser or `curl -OJ` saves, dated (UTC) when it was made. */
+export function exportDisposition(format: ExportFormat, now: number): string {
+  return `attachment; filename="scenarios-${new Date(now).toISOString().slice(0, 10)}.${FILE_EXTENSIONS[format]}"`;
+}
+
 /** The CSV columns: `id` first, so a CSV export can be resumed with starting_after like JSON Lines. */
 export const CSV_COLUMNS = ['id', 'token', 'state_id', 'state', 'year', 'programs', 'adults', 'children', 'created_at', 'updated_at', 'version'] as const;
 

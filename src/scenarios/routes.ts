@@ -29,7 +29,7 @@ import { expiredAt } from './retention.ts';
 import { CreateScenarioBodySchema, SaveScenarioBodySchema, type ScenarioDataInput } from './schema.ts';
 import { queueEvent } from '../webhooks/producer.ts';
 import { createScenario, deleteScenario, listScenarios, newEventId, saveScenario, viewScenario } from './workflows.ts';
-import { CSV_COLUMNS, EXPORT_CONTENT_TYPES, EXPORT_MAX_BYTES, EXPORT_FORMATS, EXPORT_PAGE_SIZE, exportScenarios, exportStopReason } from './export.ts';
+import { CSV_COLUMNS, EXPORT_CONTENT_TYPES, EXPORT_MAX_BYTES, EXPORT_FORMATS, EXPORT_PAGE_SIZE, exportDisposition, exportScenarios, exportStopReason } from './export.ts';
 import { filterQueryFields, toFilter } from './filters.ts';
 import { log } from '../http/log.ts';
 
@@ -118,7 +118,7 @@ const listCreateViewRoutes = routesBase
       responses: documented(() => ({
         200: {
           description: 'The export, streamed (chunked); a transfer that ends without an error is complete',
-          headers: successHeaders('api-key'),
+          headers: successHeaders('api-key', 'Content-Disposition'),
           content: {
             'application/x-ndjson': {
               schema: z.string().max(EXPORT_MAX_BYTES).openapi({ description: 'One ScenarioListItem (JSON) per line, newest first; each line ends with \\n' }),
@@ -151,7 +151,7 @@ const listCreateViewRoutes = routesBase
         retentionDays: readConfig(c.env).retentionDays,
         onError: (error) => log('error', 'export stopped', { request_id: requestId, reason: exportStopReason(error) }),
       });
-      return c.body(stream, 200, { 'Content-Type': EXPORT_CONTENT_TYPES[format] });
+      return c.body(stream, 200, { 'Content-Type': EXPORT_CONTENT_TYPES[format], 'Content-Disposition': exportDisposition(format, keyed.key.now) });
     },
   )
   .openapi(

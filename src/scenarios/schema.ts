@@ -30,6 +30,14 @@ function report(payload: z.core.ParsePayload, message: string, path: PropertyKey
 }
 
 /**
+ * A field's own message for a bad value, and "is required" when it is missing: a schema's `error`
+ * otherwise answers a missing field with what a wrong one gets ("must be 0 or 1").
+ */
+function unlessMissing(message: string) {
+  return { error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : message) };
+}
+
+/**
  * Money or hours: a string holding a non-negative decimal ("1250.50"); a JSON number is accepted
  * and stored as its string. Anything that would not round-trip as a plain decimal is refused.
  */
@@ -49,7 +57,7 @@ function amount(max?: number) {
           })
           .openapi({ maximum: max ?? MAX_AMOUNT }),
       ],
-      { error: message },
+      unlessMissing(message),
     )
     .openapi({ example: '0' });
   if (max === undefined) return decimal;
@@ -73,7 +81,7 @@ function shared<T>(build: () => T): () => T {
 const money = shared(() => amount());
 const hours = shared(() => amount(MAX_HOURS_PER_WEEK));
 // zod-to-openapi renders a literal of several values as its first value only; state it in full.
-const flag = shared(() => z.literal([0, 1], { error: 'must be 0 or 1' }).openapi({ type: 'integer', format: 'int32', minimum: 0, maximum: 1, enum: [0, 1] }));
+const flag = shared(() => z.literal([0, 1], unlessMissing('must be 0 or 1')).openapi({ type: 'integer', format: 'int32', minimum: 0, maximum: 1, enum: [0, 1] }));
 /**
  * An integer field of a request body. zod's own int check marks a non-integer as a hard stop,
  * which also skips the cross-field checks of every enclosing object (a missing state_id would go
@@ -249,7 +257,7 @@ export const SaveScenarioBodySchema = z
           z.string().regex(TOKEN_PATTERN).openapi({ maxLength: 15 }),
           z.int().min(100_000_000_000_000).max(999_999_999_999_999).openapi({ format: 'int64' }),
         ],
-        { error: 'must be a scenario token: 15 digits, as a string or a number' },
+        unlessMissing('must be a scenario token: 15 digits, as a string or a number'),
       )
       .openapi({ description: 'The token of the scenario to save', example: '482913075561204' }),
     ...dataFields,

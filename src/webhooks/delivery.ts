@@ -98,7 +98,8 @@ async function deliver(env: DeliveryEnv, db: D1Database, eventId: string, endpoi
     return recordAttempt(db, { endpointId, eventId, ...result, answered, attemptKey, disableAfterMs: DISABLE_AFTER_FAILING_MS, now: Date.now() });
   };
   // Checked again: the rules (or WEBHOOK_ALLOW_LOOPBACK) may have changed since the endpoint was made.
-  const verdict = checkWebhookUrl(endpoint.url, readConfig(env).webhookAllowLoopback);
+  const config = readConfig(env);
+  const verdict = checkWebhookUrl(endpoint.url, config.webhookAllowLoopback, [config.publicOrigin]);
   if (!verdict.ok) {
     await record({ status: null, error: `URL refused: it ${verdict.reason}`.slice(0, 200) });
     return 'done';

@@ -81,10 +81,11 @@ export const webhookRoutes = routesBase
     }),
     async (c) => {
       const body = c.req.valid('json');
-      // The service's own origin, as this request reached it: a delivery there would be a request
-      // to this API. Other names of the service are not known here; a delivery that reaches it
-      // carries no credential, which is never counted as a failed login (auth/admin.ts).
-      const verdict = checkWebhookUrl(body.url, readConfig(c.env).webhookAllowLoopback, new URL(c.req.url).origin);
+      // The service's own origins (PUBLIC_ORIGIN, and the one this request reached): a delivery
+      // there would be a request to this API. Names it has elsewhere are not known here; a
+      // delivery that reaches it carries no credential, never counted as a failed login (auth/admin.ts).
+      const config = readConfig(c.env);
+      const verdict = checkWebhookUrl(body.url, config.webhookAllowLoopback, [config.publicOrigin, new URL(c.req.url).origin]);
       if (!verdict.ok) {
         throw new ApiError('validation_failed', 'The request body has 1 problem; see errors', { errors: [{ path: 'url', message: verdict.reason }] });
       }

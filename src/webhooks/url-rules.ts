@@ -102,19 +102,31 @@ export function canonicalUrl(input: string): URL | null {
   return url;
 }
 
+/** The port a URL reaches: its own, or its scheme's default. */
+function effectivePort(url: URL): string {
+  return url.port || (url.protocol === 'https:' ? '443' : url.protocol === 'http:' ? '80' : '');
+}
+
 /**
  * Whether `input` may be a webhook endpoint's URL. With `allowLoopback` (WEBHOOK_ALLOW_LOOPBACK,
- * local development only), http:// and https:// to a loopback host are allowed too. `ownOrigin`
- * (the origin the service was reached at) is refused: deliveries to the service itself would be
- * requests to its own API.
+ * local development only), http:// and https:// to a loopback host are allowed too. `ownOrigins`
+ * are the service's own (PUBLIC_ORIGIN, and the origin a request reached it at): they are refused,
+ * since deliveries there would be requests to its own API; and where loopback is allowed, so is
+ * every loopback name of their ports (`http://localhost:8787`, `https://127.0.0.1:8787`,
+ * `http://2130706433:8787`, `[::1]`, `127.1`: the same server under another name).
  */
-export function checkWebhookUrl(input: string, allowLoopback: boolean, ownOrigin?: string): UrlVerdict {
+export function checkWebhookUrl(input: string, allowLoopback: boolean, ownOrigins: ReadonlyArray<string | null | undefined> = []): UrlVerdict {
   if (input.length > MAX_URL_LENGTH) return { ok: false, reason: `must be at most ${MAX_URL_LENGTH} characters` };
   const url = canonicalUrl(input);
   if (!url) return { ok: false, reason: 'is not a URL with a host' };
   if (url.username !== '' || url.password !== '') return { ok: false, reason: 'must not carry credentials (user:password@)' };
-  if (ownOrigin !== undefined && url.origin === canonicalUrl(ownOrigin)?.origin) {
-    return { ok: false, reason: 'must not point at this service itself' };
+  const own = ownOrigins.flatMap((origin) => {
+    const parsed = origin ? canonicalUrl(origin) : null;
+    return parsed ? [parsed] : [];
+  });
+  if (own.some((origin) => origin.origin === url.origin)) return { ok: false, reason: 'must not point at this service itself' };
+  if (allowLoopback && isLoopbackHost(url.hostname) && own.some((origin) => effectivePort(origin) === effectivePort(url))) {
+    return { ok: false, reason: `must not point at this service itself (port ${effectivePort(url)} on loopback is its own)` };
   }
   if (allowLoopback && isLoopbackHost(url.hostname) && (url.protocol === 'http:' || url.protocol === 'https:')) {
     return { ok: true, url: url.href };

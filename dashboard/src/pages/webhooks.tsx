@@ -305,7 +305,7 @@ async function renderEndpoint(
   );
 }
 
-function parseEndpointForm(form: Record<string, string>, formData: URLSearchParams, allowLoopback: boolean, ownOrigin: string) {
+function parseEndpointForm(form: Record<string, string>, formData: URLSearchParams, allowLoopback: boolean, ownOrigins: Array<string | null>) {
   const values: EndpointForm = {
     url: (form.url ?? '').trim(),
     description: (form.description ?? '').trim(),
@@ -315,7 +315,7 @@ function parseEndpointForm(form: Record<string, string>, formData: URLSearchPara
   let url: string | null = null;
   if (values.url === '') errors.url = 'Enter the URL events are sent to';
   else {
-    const verdict = checkWebhookUrl(values.url, allowLoopback, ownOrigin);
+    const verdict = checkWebhookUrl(values.url, allowLoopback, ownOrigins);
     if (verdict.ok) url = verdict.url;
     else errors.url = `The URL ${verdict.reason}`;
   }
@@ -336,8 +336,8 @@ export const webhookRoutes = new Hono<DashboardEnv>()
     const checked = await signedInForm(c);
     if (checked instanceof Response) return checked;
     const ref = await sessionRef(checked.sessionId);
-    const origin = new URL(c.req.url).origin;
-    const { values, errors, url } = parseEndpointForm(checked.form, checked.params, c.get('config').webhookAllowLoopback, origin);
+    const { webhookAllowLoopback, publicOrigin } = c.get('config');
+    const { values, errors, url } = parseEndpointForm(checked.form, checked.params, webhookAllowLoopback, [publicOrigin, new URL(c.req.url).origin]);
     if (!url || Object.keys(errors).length > 0) return renderList(c, checked.sessionId, await webhooksPage(sessionDb(c), ref), { values, errors }, 400);
     const eventTypes = EVENT_TYPES.filter((type) => values.eventTypes.includes(type));
     const ring = await keyRing(c.env.WEBHOOK_SECRET_KEYS);

@@ -1,0 +1,143 @@
+// The first real request of a fresh instance, as a client makes it (bench/startup.ts): an
+// authenticated GET /me with a valid key, or a create with a body, sent to a fresh Miniflare
+// instance (one workerd process) serving the bundle over a seeded D1, then the same request again.
+// Timed from this process (first and warm; client costs cancel in their difference), and counted
+// under callgrind (the whole workerd process: the Worker, the D1 simulator and the rate limiter,
+// from the moment the instance is ready, so the global scope is not in it), where V8 runs
+// single-threaded so that compiling on first call is counted where it happens.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { byCode, PERF_MAP_FLAGS, type ByCode } from './by-code.ts';
+import type { SeedInfo } from './seed.ts';
+import { startServer } from './server.ts';
+
+export const KINDS = ['me', 'create'] as const;
+export type Kind = (typeof KINDS)[number];
+
+export interface FirstSample {
+  first: number;
+  warm: number;
+}
+
+export interface FirstRequestSetup {
+  seed: SeedInfo;
+  /** The seeded state folder, copied for each instance (a create writes to it). */
+  seedDir: string;
+  /** A create body (JSON text). */
+  createBody: string;
+  work: string;
+}
+
+const EXPECTED: Record<Kind, number> = { me: 200, create: 201 };
+
+function send(base: string, kind: Kind, setup: FirstRequestSetup): Promise<Response> {
+  const headers = { Authorization: `Bearer ${setup.seed.key}` };
+  return kind === 'me'
+    ? fetch(`${base}/me`, { headers })
+    : fetch(`${base}/scenarios`, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: setup.createBody });
+}
+
+async function timed(base: string, kind: Kind, setup: FirstRequestSetup): Promise<number> {
+  const t0 = performance.now();
+  const res = await send(base, kind, setup);
+  await res.arrayBuffer();
+  const elapsed = performance.now() - t0;
+  if (res.status !== EXPECTED[kind]) throw new Error(`${kind}: expected ${EXPECTED[kind]}, got ${res.status}`);
+  return elapsed;
+}
+
+function freshState(setup: FirstRequestSetup, name: string): string {
+  const state = join(setup.work, `state-${name}`);
+  rmSync(state, { recursive: true, force: true });
+  cpSync(setup.seedDir, state, { recursive: true });
+  return state;
+}
+
+/** One fresh instance: the first request and the same request again, timed. */
+export async function firstRequestRun(scriptPath: string, kind: Kind, setup: FirstRequestSetup): Promise<FirstSample> {
+  const server = await startServer({ scriptPath, stateDir: freshState(setup, 'timed'), findProcess: false });
+  try {
+    const first = await timed(server.url, kind, setup);
+    const warm = await timed(server.url, kind, setup);
+    return { first, warm };
+  } finally {
+    await server.dispose();
+  }
+}
+
+export function valgrindPresent(): boolean {
+  return spawnSync('valgrind', ['--version']).status === 0 && spawnSync('callgrind_control', ['--version']).status === 0;
+}
+
+/** The valgrind process of this Node process's Miniflare (its direct child, running callgrind). */
+function callgrindChild(): string {
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === process.pid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('callgrind')) return pid;
+    } catch {
+      // gone while we looked
+    }
+  }
+  throw new Error('no callgrind child process found');
+}
+
+export interface FirstCount {
+  first: number;
+  warm: number;
+  /** The first request's instructions by JavaScript function (withByCode only). */
+  byCode?: ByCode;
+}
+
+/**
+ * Instructions of the first request of a fresh instance and of the same request again (the whole
+ * workerd process, counting only while each request is under way).
+ */
+export async function firstRequestCount(scriptPath: string, kind: Kind, setup: FirstRequestSetup, withByCode = false): Promise<FirstCount> {
+  const dir = join(setup.work, `callgrind-${kind}-${scriptPath.split('/').at(-2)}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const workerd = createRequire(import.meta.url)('workerd').default as string;
+  const wrapper = join(dir, 'workerd');
+  writeFileSync(wrapper, `#!/bin/sh\nexec valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=${dir}/callgrind.%p "${workerd}" "$@"\n`);
+  chmodSync(wrapper, 0o755);
+  process.env.MINIFLARE_WORKERD_PATH = wrapper;
+  process.env.MINIFLARE_WORKERD_V8_FLAGS = withByCode ? `--single-threaded --interpreted-frames-native-stack ${PERF_MAP_FLAGS}` : '--single-threaded';
+  const server = await startServer({ scriptPath, stateDir: freshState(setup, 'counted'), findProcess: false });
+  try {
+    const pid = callgrindChild();
+    const countOne = async (label: string): Promise<{ total: number; dump: string | undefined }> => {
+      const before = new Set(readdirSync(dir));
+      execFileSync('callgrind_control', ['--zero', pid], { stdio: 'ignore' });
+      execFileSync('callgrind_control', ['--instr=on', pid], { stdio: 'ignore' });
+      const res = await send(server.url, kind, setup);
+      await res.arrayBuffer();
+      if (res.status !== EXPECTED[kind]) throw new Error(`${kind}: expected ${EXPECTED[kind]}, got ${res.status}`);
+      execFileSync('callgrind_control', [`--dump=${label}`, pid], { stdio: 'ignore' });
+      execFileSync('callgrind_control', ['--instr=off', pid], { stdio: 'ignore' });
+      let total = 0;
+      const dumps = readdirSync(dir).filter((f) => f.startsWith(`callgrind.${pid}`) && !before.has(f));
+      for (const file of dumps) {
+        const summary = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, file), 'utf8'));
+        if (summary) total += Number(summary[1]);
+      }
+      if (total === 0) throw new Error('callgrind wrote no counts');
+      return { total, dump: dumps.find((f) => statSync(join(dir, f)).size > 0) };
+    };
+    const first = await countOne('first');
+    const warm = await countOne('warm');
+    if (!withByCode || !first.dump) return { first: first.total, warm: warm.total };
+    try {
+      return { first: first.total, warm: warm.total, byCode: byCode(join(dir, first.dump), pid, 1, scriptPath, 'bundle') };
+    } finally {
+      rmSync(`/tmp/perf-${pid}.map`, { force: true });
+    }
+  } finally {
+    await server.dispose();
+    delete process.env.MINIFLARE_WORKERD_PATH;
+    delete process.env.MINIFLARE_WORKERD_V8_FLAGS;
+  }
+}
