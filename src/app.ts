@@ -20,6 +20,12 @@ import { eventRoutes } from './events/routes.ts';
 import { meRoutes } from './me/routes.ts';
 import { revisionRoutes } from './revisions/routes.ts';
 import { scenarioRoutes } from './scenarios/routes.ts';
+import { versionLayer } from './versions/layer.ts';
+import { versionRoutes } from './versions/routes.ts';
+import { API_VERSION_HEADER, invalidVersion } from './versions/layer.ts';
+import { knownApiVersion } from './versions/names.ts';
+import { readConfig } from './env.ts';
+import { ApiError } from './http/problem.ts';
 
 // TrieRouter, not Hono's default SmartRouter: that one first tries RegExpRouter, which refuses
 // these routes (a static segment beside a parameter: /scenarios/export and /scenarios/{token})
@@ -28,6 +34,8 @@ import { scenarioRoutes } from './scenarios/routes.ts';
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook, router: new TrieRouter() });
 
 app.use('*', requestContext);
+// Right inside the request context, so that every reply (errors, 304, every route) passes it.
+app.use('*', versionLayer);
 app.use('*', corsPreflight);
 app.use('*', refuseCredentialsInQuery);
 app.use('*', limitBodySize);
@@ -39,7 +47,8 @@ const routes = app
   .route('/scenarios', revisionRoutes)
   .route('/events', eventRoutes)
   .route('/webhook_endpoints', webhookRoutes)
-  .route('/admin', adminRoutes);
+  .route('/admin', adminRoutes)
+  .route('/', versionRoutes);
 app.route('/', docsRoutes);
 
 app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
@@ -89,7 +98,20 @@ export function servedFrom(requestUrl: string) {
   };
 }
 
-app.get('/openapi.json', async (c) => c.json({ ...(await openApiDocument()), servers: [servedFrom(c.req.url)] }, 200, { 'Cache-Control': 'public, max-age=300' }));
+/**
+ * The document of the version `?api_version=` names (default DEFAULT_API_VERSION). It names the
+ * version it describes in its own API-Version header, which the version layer keeps.
+ */
+app.get('/openapi.json', async (c) => {
+  const asked = c.req.query('api_version');
+  const version = asked === undefined ? readConfig(c.env).defaultApiVersion : knownApiVersion(asked);
+  if (version === undefined) {
+    const { errors } = invalidVersion(asked ?? '');
+    throw new ApiError('invalid_query', 'api_version must be a version GET /api_versions lists', { errors: errors?.map((e) => ({ ...e, path: 'api_version' })) });
+  }
+  const document = { ...(await openApiDocument(version)), servers: [servedFrom(c.req.url)] };
+  return c.json(document, 200, { 'Cache-Control': 'public, max-age=300', [API_VERSION_HEADER]: version });
+});
 
 const { onError, notFound } = errorHandlers(routeTable);
 app.onError(onError);

@@ -3,6 +3,7 @@
 import { z } from '@hono/zod-openapi';
 import { int } from '../http/scalars.ts';
 import { parseRfc3339 } from '../http/timestamps.ts';
+import { API_VERSIONS } from '../versions/names.ts';
 
 export const ACCOUNT_NAME_MAX = 200;
 export const EMAIL_MAX = 254;
@@ -42,3 +43,9 @@ export const RollKeyBody = z
       }),
   })
   .openapi('RollKeyBody');
+
+export const SetApiVersionBody = z
+  .strictObject({
+    api_version: z.enum(API_VERSIONS).openapi({ description: 'One of the versions GET /api_versions lists', example: '2026-12-01' }),
+  })
+  .openapi('SetApiVersionBody');

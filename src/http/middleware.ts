@@ -57,7 +57,7 @@ export function useDatabase(c: Context<AppEnv>, database: number): boolean {
 }
 
 // CORS: any origin, no credentials (keys travel in Authorization, never in cookies).
-const EXPOSED_HEADERS = ['ETag', 'Location', 'Retry-After', 'X-Request-Id', 'Idempotent-Replayed', 'RateLimit-Policy', 'RateLimit', 'X-D1-Bookmark'];
+const EXPOSED_HEADERS = ['ETag', 'Location', 'Retry-After', 'X-Request-Id', 'API-Version', 'Idempotent-Replayed', 'RateLimit-Policy', 'RateLimit', 'X-D1-Bookmark'];
 
 /**
  * Preflights (OPTIONS) are answered by hono/cors. Other requests only need two constant headers,
@@ -66,7 +66,7 @@ const EXPOSED_HEADERS = ['ETag', 'Location', 'Retry-After', 'X-Request-Id', 'Ide
  */
 const preflight = cors({
   origin: '*',
-  allowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-D1-Bookmark'],
+  allowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-D1-Bookmark', 'API-Version'],
   allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
   exposeHeaders: EXPOSED_HEADERS,
   maxAge: 86400,

@@ -1,6 +1,7 @@
 // Turns zod's issues into the problem `errors` list (every problem at once, with its path) and
 // decides the status by where the bad input was: body 422, query 400, path → no such resource.
 import type { z } from '@hono/zod-openapi';
+import { MISSPELT_CURSOR, MISSPELT_CURSOR_HINT } from './pagination.ts';
 import { ApiError, type FieldError } from './problem.ts';
 import { RouteMissError } from './routing.ts';
 
@@ -54,7 +55,8 @@ export function fieldErrors(error: z.ZodError): FieldError[] {
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
       // One entry per unknown field, named by its full path, so typos are easy to find.
-      for (const key of issue.keys) errors.push({ path: formatPath([...issue.path, key]), message: 'is not a known field' });
+      // The misspelt cursor some clients still send is named with the one to send instead.
+      for (const key of issue.keys) errors.push({ path: formatPath([...issue.path, key]), message: key === MISSPELT_CURSOR ? MISSPELT_CURSOR_HINT : 'is not a known field' });
     } else {
       errors.push({ path: formatPath(issue.path), message: friendly(issue.message) });
     }

@@ -19,7 +19,6 @@ import type { Scenario } from '../db/schema.ts';
 import { eventById, recordSaved, scenarioByToken, toScenario } from '../db/scenarios.ts';
 import type { PageRequest } from '../http/pagination.ts';
 import { ApiError } from '../http/problem.ts';
-import { detailData } from '../scenarios/forms.ts';
 import { notFound, staleVersion } from '../scenarios/workflows.ts';
 
 const noRevision = (version: number) => new ApiError('not_found', `The scenario has no revision ${version} (never made, or pruned)`);
@@ -72,7 +71,9 @@ export async function diffRevisions({ session, key, run }: Keyed, token: string,
   const [toRow] = rows.to;
   if (!fromRow) throw noRevision(from);
   if (!toRow) throw noRevision(toVersion);
-  const patch = createPatch(detailData(toRevision(fromRow).scenarioData, token), detailData(toRevision(toRow).scenarioData, token));
+  // Both versions are the same scenario's, so the token never differs: the patch is the same in
+  // every API version (whichever form its scenario_data.token takes).
+  const patch = createPatch(JSON.parse(toRevision(fromRow).scenarioData) as object, JSON.parse(toRevision(toRow).scenarioData) as object);
   return { from, to: toVersion, patch: patch.map(produced) };
 }
 
