@@ -2,7 +2,7 @@
 // versions with their changes, an upgrade, a rollback within 72 hours, each audit-logged, each a
 // form that answers with a redirect back to the page. The API follows at once.
 import { describe, expect, it } from 'vitest';
-import { api, createAccount, createKey, dbOf, scenarioData } from './helpers/api.ts';
+import { api, createAccount, createKey, dbOf, scenarioData, uniqueEmail } from './helpers/api.ts';
 import { signIn } from './helpers/dashboard.ts';
 
 async function signedIn() {
@@ -64,6 +64,11 @@ describe('the API version on the account page', () => {
     const page = await user.get('/dashboard/account');
     expect(page.text).not.toContain('Roll back');
     await user.post('/dashboard/account/api_version', { api_version: '2026-11-21', from: '2026-12-01', rollback: '1' });
+    expect(currentOn((await user.get('/dashboard/account')).text)).toBe('2026-12-01');
+  });
+
+  it('a new account made at its first sign-in (open sign-up) is pinned to DEFAULT_API_VERSION', async () => {
+    const user = await signIn(uniqueEmail(), { vars: { DASHBOARD_SIGNUP: 'open', DEFAULT_API_VERSION: '2026-12-01' } });
     expect(currentOn((await user.get('/dashboard/account')).text)).toBe('2026-12-01');
   });
 

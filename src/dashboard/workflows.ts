@@ -17,6 +17,7 @@ import { toWebhookDelivery, toWebhookEndpoint } from '../db/webhooks.ts';
 import { ApiError } from '../http/problem.ts';
 import type { KeyRing } from '../webhooks/secret-box.ts';
 import { endpointWorkflows, type Acting, type NewEndpoint } from '../webhooks/workflows.ts';
+import { SPEC_API_VERSION } from '../versions/names.ts';
 import type { Client } from './env.ts';
 import { databaseOfSecret, hashSecret, LINK_TTL_MS, MAX_LIVE_LINKS, newSecretOn, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from './session.ts';
 
@@ -170,7 +171,10 @@ export async function requestSignInLink(databases: Session[], input: { email: st
  * the session's id names too. The new session's id, or null for a link that is unknown, used or
  * expired (or whose account is gone).
  */
-export async function signIn(databases: Session[], input: { token: string; open: boolean; now: number; client: Client }): Promise<{ sessionId: string; me: Me } | null> {
+export async function signIn(
+  databases: Session[],
+  input: { token: string; open: boolean; now: number; client: Client; apiVersion?: string },
+): Promise<{ sessionId: string; me: Me } | null> {
   const database = databaseOfSecret(input.token);
   const session = databases[database];
   if (!session) return null;
@@ -184,6 +188,7 @@ export async function signIn(databases: Session[], input: { token: string; open:
     expiresAt: input.now + SESSION_ABSOLUTE_MS,
     open: input.open ? 1 : 0,
     base: idBase(database),
+    apiVersion: input.apiVersion ?? SPEC_API_VERSION,
   };
   const ref = { sid, now: input.now };
   const { me } = await runBatch(session, {

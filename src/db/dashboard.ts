@@ -89,6 +89,8 @@ export interface LinkUse {
   open: number;
   /** The id below the first one the link's database gives out (databases.ts `idBase`; 0 for DB). */
   base: number;
+  /** The API version a new account is pinned to (DEFAULT_API_VERSION). */
+  apiVersion: string;
 }
 
 /** Marks the link used by this sign-in, if it is unused and unexpired. */
@@ -107,9 +109,9 @@ const linkUsedBySession = () =>
  * address for this database in the directory (src/dashboard/workflows.ts).
  */
 export const createAccountFromLink = statement<LinkUse>(
-  () => sql`insert into ${accounts} (id, name, email, created_at)
+  () => sql`insert into ${accounts} (id, name, email, created_at, api_version)
     select case when ${p('base')} = 0 then null else max(${p('base')}, coalesce((select max(${accounts.id}) from ${accounts}), 0)) + 1 end,
-      substr(${dashboardSignInLinks.email}, 1, instr(${dashboardSignInLinks.email}, '@') - 1), ${dashboardSignInLinks.email}, ${p('now')}
+      substr(${dashboardSignInLinks.email}, 1, instr(${dashboardSignInLinks.email}, '@') - 1), ${dashboardSignInLinks.email}, ${p('now')}, ${p('apiVersion')}
     from ${dashboardSignInLinks} where ${p('open')} = 1 and ${linkUsedBySession()}
     on conflict do nothing`,
 );
