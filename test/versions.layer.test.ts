@@ -84,6 +84,45 @@ describe('which version a request gets', () => {
   });
 });
 
+describe('stored replies follow the request', () => {
+  it('an idempotent create replayed under another version answers in the replaying request’s version', async () => {
+    const { key } = await createAccountWithKey();
+    const body = { scenarioData: scenarioData() };
+    const idem = { 'Idempotency-Key': crypto.randomUUID() };
+    const first = await api(key, { ...NEWEST, ...idem }).post('/scenarios', body);
+    expect(first.status).toBe(201);
+    const spec = await api(key, { ...SPEC, ...idem }).post('/scenarios', body);
+    expect(spec.headers.get('Idempotent-Replayed')).toBe('true');
+    expect(spec.body.data).toMatchObject({ status: 'success', message: 'Scenario created', scenario: { token: first.body.data.token } });
+    expect(spec.body.data.scenario.scenario_data.token).toBe(Number(first.body.data.token));
+    const again = await api(key, { ...NEWEST, ...idem }).post('/scenarios', body);
+    const { chart_img: _a, ...firstData } = first.body.data;
+    const { chart_img: _b, ...againData } = again.body.data;
+    expect(againData).toEqual(firstData);
+  });
+
+  it('a reply stored before versions existed (the detail form) replays in either version', async () => {
+    const { account, key } = await createAccountWithKey();
+    const body = { scenarioData: scenarioData() };
+    const idem = { 'Idempotency-Key': crypto.randomUUID() };
+    const first = (await api(key, { ...NEWEST, ...idem }).post('/scenarios', body)).body.data;
+    const legacy = {
+      data: {
+        status: 'success',
+        message: 'Scenario created',
+        scenario: { token: first.token, scenario_data: { ...first.scenario_data, token: Number(first.token) }, chart_img: '', created_at: first.created_at, state: { id: 36, name: 'New York' } },
+      },
+    };
+    await dbOf(account.id).prepare('update idempotency_records set response_body = ? where account_id = ? and key = ?').bind(JSON.stringify(legacy), account.id, idem['Idempotency-Key']).run();
+    const newest = (await api(key, { ...NEWEST, ...idem }).post('/scenarios', body)).body.data;
+    const { chart_img: _a, ...firstData } = first;
+    const { chart_img: _b, ...newestData } = newest;
+    expect(newestData).toEqual(firstData);
+    const spec = (await api(key, { ...SPEC, ...idem }).post('/scenarios', body)).body.data;
+    expect(spec.scenario).toMatchObject({ token: first.token, created_at: first.created_at, state: { id: 36, name: 'New York' } });
+  });
+});
+
 describe('API-Version on every reply', () => {
   it('errors, 304, 404/405, unauthenticated routes and the admin API', async () => {
     const { key } = await createAccountWithKey();
