@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
-import { experimental_readRawConfig } from 'wrangler';
 import { startReceiver } from './scripts/lib/webhook-receiver.ts';
+import { workerAliases } from './scripts/lib/worker-aliases.ts';
 import { SUMMARY_PREFIX } from './test/helpers/summary.ts';
 
 // workerd's console lines that tests provoke on purpose, each with why it is expected. They are
@@ -56,6 +56,9 @@ function quietExpectedRuntimeNoise(): void {
   });
 }
 
+/** The tests run a second time with the real @hono/zod-openapi in place of the Worker's stand-in. */
+const REAL_PACKAGE_TESTS = ['test/scenarios.validation.test.ts', 'test/errors.test.ts', 'test/scenarios.forms.test.ts', 'test/security.test.ts'];
+
 // Tests run inside workerd against a real local D1. The migrations drizzle-kit wrote are read
 // once here and applied by test/setup/apply-migrations.ts, exactly as wrangler applies them.
 export default defineConfig(async () => {
@@ -69,29 +72,17 @@ export default defineConfig(async () => {
   // The webhook tests' receiver: real HTTP on loopback, for the queue consumer to deliver to.
   const receiver = await startReceiver();
   // The OpenAPI document as the route definitions make it now: generated under Node with the real
-  // @hono/zod-openapi (the Worker and these tests have none, src/zod-openapi-trimmed/), for
+  // @hono/zod-openapi (the Worker runs its stand-in, src/http/zod-openapi-runtime.ts), for
   // test/openapi-drift.test.ts to hold the committed and the served document against.
   const generated = spawnSync(process.execPath, ['scripts/openapi-export.ts', '--print'], { cwd: import.meta.dirname, encoding: 'utf8', maxBuffer: 64 << 20 });
   if (generated.status !== 0) throw new Error(`scripts/openapi-export.ts --print failed:\n${generated.stderr}`);
   // Every statement of src/db/ as drizzle renders it (under Node), for test/db.drizzle-lite.test.ts.
   const statements = spawnSync(process.execPath, ['scripts/sql-export.ts', '--print'], { cwd: import.meta.dirname, encoding: 'utf8', maxBuffer: 64 << 20 });
   if (statements.status !== 0) throw new Error(`scripts/sql-export.ts --print failed:\n${statements.stderr}`);
-  // wrangler.toml's [alias] for drizzle-orm's subpaths, so the tests run the Worker's drizzle-lite.
-  const { rawConfig } = experimental_readRawConfig({ config: path.join(import.meta.dirname, 'wrangler.toml') });
-  const drizzleLite = Object.fromEntries(
-    Object.entries(rawConfig.alias ?? {})
-      .filter(([name]) => name.startsWith('drizzle-orm/'))
-      .map(([name, target]) => [name, path.join(import.meta.dirname, String(target))]),
-  );
   return {
-    // As in the Worker bundle (wrangler.toml [alias]): the tests run the same zod and @hono/zod-openapi.
-    resolve: {
-      alias: {
-        zod: path.join(import.meta.dirname, 'src/zod-trimmed/index.ts'),
-        '@hono/zod-openapi': path.join(import.meta.dirname, 'src/zod-openapi-trimmed/index.ts'),
-        ...drizzleLite,
-      },
-    },
+    // As in the Worker bundle (wrangler.toml [alias], the one table): drizzle's rendering as
+    // src/db/drizzle-lite/.
+    resolve: { alias: workerAliases(import.meta.dirname) },
     plugins: [
       cloudflareTest({
         wrangler: { configPath: './wrangler.toml' },
@@ -136,7 +127,17 @@ export default defineConfig(async () => {
       }),
     ],
     test: {
-      include: ['test/**/*.test.ts'],
+      // Two runs: every test against the Worker as deployed, and the validation and error tests
+      // again with the real @hono/zod-openapi where the Worker runs its stand-in
+      // (src/http/zod-openapi-runtime.ts), which holds the stand-in to the package.
+      projects: [
+        { extends: true, test: { name: 'worker', include: ['test/**/*.test.ts'], provide: { realZodOpenApi: false } } },
+        {
+          extends: true,
+          resolve: { alias: [{ find: /^\.{1,2}\/(?:[\w.-]+\/)*zod-openapi-runtime\.ts$/, replacement: '@hono/zod-openapi' }] },
+          test: { name: 'real-packages', include: [...REAL_PACKAGE_TESTS, 'test/zod-openapi-runtime.test.ts'], provide: { realZodOpenApi: true } },
+        },
+      ],
       setupFiles: ['./test/setup/apply-migrations.ts'],
       // The Worker logs every refused request (one JSON line each); thousands of them, from the
       // error and fuzz tests, would bury the report.

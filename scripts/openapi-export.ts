@@ -4,7 +4,7 @@
 //    (each later version), so they can be linted, committed, published, and fed to client
 //    generators. The Worker names its own origin as the server; these files name production (a
 //    template: the address depends on the Cloudflare account it is deployed to) and `npm start`;
-//  - src/http/openapi-document.generated.ts, what the Worker serves at /openapi.json (its bundle
+//  - src/versions/openapi-document.generated.ts, what the Worker serves at /openapi.json (its bundle
 //    has no generator, so the document costs nothing at isolate start).
 // `--check` writes nothing and fails when either file is not what it would write; `--print`
 // prints the document's compact JSON (vitest.config.ts hands it to test/openapi-drift.test.ts).
@@ -14,7 +14,7 @@ import { NEWEST_API_VERSION, SPEC_API_VERSION } from '../src/versions/names.ts';
 
 /** Where each version's document is committed: the specification's keeps the name it always had. */
 const documentFile = (version: string) => (version === SPEC_API_VERSION ? 'openapi/openapi.json' : `openapi/openapi.${version}.json`);
-const MODULE_FILE = 'src/http/openapi-document.generated.ts';
+const MODULE_FILE = 'src/versions/openapi-document.generated.ts';
 
 const servers = [
   {

@@ -1,4 +1,4 @@
-// Every statement of src/db/ as drizzle-orm renders it, under Node (the real drizzle: the aliases
+// Every statement of src/db/ and dashboard/src/db/ as drizzle-orm renders it, under Node (the real drizzle: the aliases
 // that give the Worker src/db/drizzle-lite/ are the bundlers'). `--print` writes them as JSON, in a
 // stable order, for test/db.drizzle-lite.test.ts (vitest.config.ts hands them over), which holds the
 // Worker's rendering of the same statements against them.
@@ -6,7 +6,9 @@ import { readdirSync } from 'node:fs';
 import { renderDefinedStatements } from '../src/db/statement.ts';
 
 export async function renderedByDrizzle(): Promise<string> {
-  for (const file of readdirSync('src/db').filter((f) => f.endsWith('.ts')).sort()) await import(`../src/db/${file}`);
+  for (const dir of ['src/db', 'dashboard/src/db']) {
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts')).sort()) await import(`../${dir}/${file}`);
+  }
   return JSON.stringify(renderDefinedStatements().map((s) => JSON.stringify(s)).sort());
 }
 

@@ -1,17 +1,17 @@
 // The app: middleware, one sub-app per resource, the OpenAPI document and /docs, error handlers.
 // The document is generated at build time from these very routes (scripts/lib/openapi-document.ts,
-// under Node with the real @hono/zod-openapi); in the Worker, `@hono/zod-openapi` is src/zod-openapi-trimmed/,
-// which validates requests as the real one does and records no OpenAPI metadata.
-import { OpenAPIHono } from '@hono/zod-openapi';
+// under Node with the real @hono/zod-openapi); the Worker runs src/http/zod-openapi-runtime.ts in its
+// place, which validates requests as the real one does and records no OpenAPI metadata.
+import { OpenAPIHono } from './http/zod-openapi-runtime.ts';
 import { TrieRouter } from 'hono/router/trie-router';
 import { adminRoutes } from './admin/routes.ts';
-import { chartRoutes } from './chart/routes.ts';
+import { chartRoutes } from './scenarios/chart/routes.ts';
 import { docsRoutes } from './docs/routes.ts';
 import type { AppEnv } from './env.ts';
 import { errorHandlers } from './http/errors.ts';
 import { corsPreflight, limitBodySize, requestContext } from './http/middleware.ts';
 import { registerSharedComponents } from './http/openapi.ts';
-import { servedDocument } from './http/openapi-document.ts';
+import { servedDocument } from './versions/openapi-document.ts';
 import { refuseCredentialsInQuery } from './http/query.ts';
 import { buildRouteTable, type RouteTable } from './http/routing.ts';
 import { validationHook } from './http/validation.ts';

@@ -4,7 +4,7 @@
 // only wrangler.toml can hold (rate-limit bindings' limits, cron schedules) are named here too, and
 // test/config.test.ts checks them against wrangler.toml.
 import { MAX_DATABASES } from './db/databases.ts';
-import type { Caller, Keyed } from './auth/keyed.ts';
+import type { Keyed } from './db/api-keys.ts';
 import type { Session } from './db/statement.ts';
 import { knownApiVersion, SPEC_API_VERSION, type ApiVersion } from './versions/names.ts';
 
@@ -138,7 +138,7 @@ export interface AppEnv {
     database: number;
     /** The request's keyed path (API-key routes): its key and the only way to run statements under it. */
     keyed: Keyed;
-    /** The key's account, recorded by the keyed path once D1 accepted the key (logs, last_used_at). */
-    caller: Caller;
+    /** The per-key RateLimit-Policy, on the replies of API-key routes that name no policy of their own. */
+    rateLimitPolicy: string;
   };
 }

@@ -11,6 +11,7 @@
 // turned every module it reaches, the app's shared ones included, into a lazily run initialiser,
 // which made the global scope some 5 ms slower (bench/README.md).
 import { app } from './app.ts';
+import { forEachDatabase } from './db/databases.ts';
 import { pruneReceipts } from './db/receipts.ts';
 import { prune } from './db/scenarios.ts';
 import { pruneDeliveries } from './db/webhooks.ts';
@@ -35,13 +36,6 @@ export function forDashboard(url: string): boolean {
   return Number.isNaN(next) || next === 47 /* / */ || next === 63 /* ? */;
 }
 
-/** Runs `work` on every database (env.ts `readDatabases`); the first failure is thrown once all have run. */
-async function forEachDatabase(env: Env, work: (db: D1Database, database: number) => Promise<unknown>): Promise<void> {
-  const failures: unknown[] = [];
-  for (const [database, db] of readDatabases(env).entries()) await work(db, database).catch((error: unknown) => failures.push(error));
-  if (failures.length > 0) throw failures[0];
-}
-
 export default {
   // The Developers section is another Worker (dashboard/wrangler.toml), reached through the
   // DASHBOARD service binding: none of its code is in this bundle.
@@ -49,9 +43,7 @@ export default {
   async scheduled(controller, env) {
     const now = Date.now();
     if (controller.cron === CRONS.hourlyCleanUp) {
-      // Every database, one after another: each holds its own accounts' rows, and a failure in
-      // one (thrown after the others ran) leaves the rest cleaned up.
-      await forEachDatabase(env, async (db) => {
+      await forEachDatabase(readDatabases(env), async (db) => {
         await prune(db, { repliesBefore: now - DAY_MS, eventsBefore: now - 30 * DAY_MS, throttlesBefore: now });
         await pruneDeliveries(db, now - 30 * DAY_MS);
         await pruneReceipts(db, now - DAY_MS);
@@ -59,7 +51,7 @@ export default {
       });
       return;
     }
-    await forEachDatabase(env, (db, database) => requeueUndispatched(db, env.WEBHOOK_QUEUE, now, database));
+    await forEachDatabase(readDatabases(env), (db, database) => requeueUndispatched(db, env.WEBHOOK_QUEUE, now, database));
   },
   async queue(batch, env) {
     await consumeWebhookBatch(batch, env);

@@ -7,7 +7,7 @@ import { sql } from 'drizzle-orm/sql/sql';
 import { describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKey } from '../src/auth/api-key.ts';
 import { issueApiKey } from '../src/auth/issue-key.ts';
-import { keyed, KeyRefusedError, type Caller } from '../src/auth/keyed.ts';
+import { keyed, KeyRefusedError } from '../src/auth/keyed.ts';
 import { insertAccount } from '../src/db/accounts.ts';
 import { accountOfKey, keyHead, keyRefusal, revokeApiKey, toKeyState, type KeyAccess, type KeyCheck, type KeyRefusal } from '../src/db/api-keys.ts';
 import { throttleAddress } from '../src/db/auth-throttles.ts';
@@ -63,26 +63,20 @@ describe('the key rule: SQL and TypeScript agree on every key state', () => {
 describe('the keyed path', () => {
   it('records the caller of an accepted key, with the rows of its statements by name', async () => {
     const { check, accountId } = await present('live', 'read', false);
-    let recorded: Caller | undefined;
-    const path = keyed(env.DB, check, 'read', { accepted: (caller) => (recorded = caller) });
+    const path = keyed(env.DB, check, 'read');
+    expect(path.caller).toBeNull();
     const { caller, rows } = await path.run({ mine: admitted('read')(env.DB, check) });
     expect(caller.accountId).toBe(accountId);
-    expect(recorded).toEqual(caller);
+    expect(path.caller).toEqual(caller);
     expect(rows).toEqual({ mine: [{ account_id: accountId }] });
   });
 
-  it('raises the refusal the hook makes, and records no caller', async () => {
+  it('raises a KeyRefusedError naming its reason, as its problem, and records no caller', async () => {
     const { check } = await present('revoked', 'read_write', false);
-    let recorded: Caller | undefined;
-    const refusal = await keyed(env.DB, check, 'read', {
-      accepted: (caller) => (recorded = caller),
-      refused: async (reason) => new Error(`made for ${reason}`),
-    })
-      .run({})
-      .catch((error: unknown) => error);
-    expect(refusal).toEqual(new Error('made for revoked'));
-    expect(recorded).toBeUndefined();
-    // Without hooks (scripts, tests), the refusal is a KeyRefusedError naming its reason.
-    expect(await keyed(env.DB, check, 'read').run({}).catch((error: unknown) => error)).toEqual(new KeyRefusedError('revoked'));
+    const path = keyed(env.DB, check, 'read');
+    const refusal = await path.run({}).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(KeyRefusedError);
+    expect(refusal).toMatchObject({ reason: 'revoked', code: 'unauthorized', status: 401, failing: true });
+    expect(path.caller).toBeNull();
   });
 });

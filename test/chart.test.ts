@@ -1,7 +1,7 @@
 // chart_img: a signed, expiring URL of an SVG chart that works without the API key.
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { signChartUrl } from '../src/chart/signing.ts';
+import { signChartUrl } from '../src/scenarios/chart/signing.ts';
 import { BASE, api, createAccountWithKey, createScenario, scenarioData, adult, send } from './helpers/api.ts';
 import { expectProblem } from './helpers/contract.ts';
 

@@ -2,6 +2,7 @@
 // What only wrangler.toml can hold (rate-limit bindings' limits, cron schedules) is named in
 // src/env.ts too; these tests read wrangler.toml so that no value must be kept equal by hand.
 import { describe, expect, it } from 'vitest';
+import dashboardToml from '../dashboard/wrangler.toml?raw';
 import wranglerToml from '../wrangler.toml?raw';
 import { AUTH_FAILURES_PER_MINUTE, CRONS, DEFAULT_CONFIG, readConfig } from '../src/env.ts';
 
@@ -57,6 +58,16 @@ describe('configuration', () => {
   it('the per-key limit quoted in replies is the limiter binding’s, and the failed-auth limit is its binding’s', () => {
     expect(rateLimit('KEY_RATE_LIMITER')).toBe(DEFAULT_CONFIG.rateLimitPerMinute);
     expect(rateLimit('AUTH_FAILURE_LIMITER')).toBe(AUTH_FAILURES_PER_MINUTE);
+  });
+
+  it("the dashboard Worker runs what the API Worker runs in place of packages: the two [alias] tables are one", () => {
+    const aliases = (toml: string, base: string) => {
+      const section = /^\[alias\]\n([\s\S]*?)(?=^\[)/m.exec(toml)?.[1] ?? '';
+      return Object.fromEntries([...section.matchAll(/^"([^"]+)"\s*=\s*"([^"]+)"/gm)].map(([, name, target]) => [name, target!.replace(base, './')]));
+    };
+    const api = aliases(wranglerToml, './');
+    expect(Object.keys(api).length).toBeGreaterThan(0);
+    expect(aliases(dashboardToml, '../')).toEqual(api);
   });
 
   it("the Worker's crons are wrangler.toml's triggers", () => {

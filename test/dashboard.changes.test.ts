@@ -5,7 +5,7 @@
 import { createScheduledController } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import dashboard from '../src/dashboard/index.ts';
+import dashboard from '../dashboard/src/index.ts';
 import { admin, api, createAccount, createAccountWithKey, createScenario, dbOf } from './helpers/api.ts';
 import { browser, countingDb, shownKey, signIn } from './helpers/dashboard.ts';
 import { eventually, hookUrl, received, receiverName, verified } from './helpers/webhooks.ts';

@@ -5,7 +5,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { apiKeyDatabase } from '../src/auth/api-key.ts';
-import { databaseOfSecret } from '../src/dashboard/session.ts';
+import { databaseOfSecret } from '../dashboard/src/session.ts';
 import { databaseOfId } from '../src/db/databases.ts';
 import { readDatabases } from '../src/env.ts';
 import { admin, createAccountWithKeyOn, dbOf, uniqueEmail } from './helpers/api.ts';

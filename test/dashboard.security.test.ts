@@ -4,7 +4,7 @@
 import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../src/auth/api-key.ts';
-import { dashboardApp } from '../src/dashboard/app.ts';
+import { dashboardApp } from '../dashboard/src/app.ts';
 import { api, createAccount, dbOf, uniqueEmail } from './helpers/api.ts';
 import { browser, dashboardFetch, mailbox, requestLink, sessionCookieOf, signIn, uniqueAddress } from './helpers/dashboard.ts';
 import { everyDb } from './helpers/databases.ts';

@@ -7,11 +7,12 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { renderDefinedStatements } from '../src/db/statement.ts';
 
-// Every module of src/db/, so that every statement is defined (at module level) before rendering.
-import.meta.glob('../src/db/*.ts', { eager: true });
+// Every module of src/db/ and dashboard/src/db/, so that every statement is defined (at module
+// level) before rendering.
+import.meta.glob(['../src/db/*.ts', '../dashboard/src/db/*.ts'], { eager: true });
 
 describe('drizzle-lite', () => {
-  it('renders every statement of src/db/ as drizzle does', () => {
+  it('renders every statement of src/db/ and dashboard/src/db/ as drizzle does', () => {
     const lite = renderDefinedStatements().map((s) => JSON.stringify(s)).sort();
     const drizzle = JSON.parse(env.SQL_FROM_DRIZZLE) as string[];
     expect(lite.length).toBeGreaterThan(50);

@@ -1,7 +1,7 @@
 // The OpenAPI document exists in three copies that must be one: as the route definitions make it
 // (generated under Node with the real @hono/zod-openapi when the tests start, vitest.config.ts),
 // committed (which client/schema*.d.ts and other clients are generated from), and in
-// src/http/openapi-document.generated.ts, which the Worker serves at /openapi.json. Each API
+// src/versions/openapi-document.generated.ts, which the Worker serves at /openapi.json. Each API
 // version has its own: the routes make the newest (openapi/openapi.2026-12-01.json); the older
 // one is the newest with its later changes' document parts put back (openapi/openapi.json, the
 // specification's 2026-11-21). A route change without `npm run openapi` fails here, with the difference.
@@ -20,7 +20,7 @@ function comparable(document: object): Record<string, unknown> {
   return rest;
 }
 
-const STALE = 'out of date: run `npm run openapi` and commit openapi/, client/ and src/http/openapi-document.generated.ts';
+const STALE = 'out of date: run `npm run openapi` and commit openapi/, client/ and src/versions/openapi-document.generated.ts';
 const fromRoutes = JSON.parse(env.OPENAPI_FROM_ROUTES) as object;
 
 const fromRoutesSpec = applyParts(structuredClone(fromRoutes), documentPartsFor('2026-11-21'));
@@ -34,12 +34,12 @@ describe('the OpenAPI document', () => {
     expect(comparable(committedSpec), `openapi/openapi.json is ${STALE}`).toEqual(comparable(fromRoutesSpec));
   });
 
-  it('in the Worker (src/http/openapi-document.generated.ts) is the one the route definitions make, byte for byte', async () => {
+  it('in the Worker (src/versions/openapi-document.generated.ts) is the one the route definitions make, byte for byte', async () => {
     const inWorker = await openApiDocument();
-    expect(comparable(inWorker), `src/http/openapi-document.generated.ts is ${STALE}`).toEqual(comparable(fromRoutes));
+    expect(comparable(inWorker), `src/versions/openapi-document.generated.ts is ${STALE}`).toEqual(comparable(fromRoutes));
     // Key order too: what /openapi.json sends.
-    expect(JSON.stringify(inWorker) === env.OPENAPI_FROM_ROUTES, `src/http/openapi-document.generated.ts is ${STALE}`).toBe(true);
-    expect(comparable(await openApiDocument('2026-11-21')), `src/http/openapi-document.generated.ts is ${STALE}`).toEqual(comparable(fromRoutesSpec));
+    expect(JSON.stringify(inWorker) === env.OPENAPI_FROM_ROUTES, `src/versions/openapi-document.generated.ts is ${STALE}`).toBe(true);
+    expect(comparable(await openApiDocument('2026-11-21')), `src/versions/openapi-document.generated.ts is ${STALE}`).toEqual(comparable(fromRoutesSpec));
   });
 
   it('is what the Worker serves at /openapi.json: DEFAULT_API_VERSION, or the one ?api_version= names', async () => {

@@ -49,7 +49,7 @@ describe('isolate start, constructing no Error', () => {
 
   it("routes the dashboard's first request without constructing one", async () => {
     const made = await errorsMadeBy(async () => {
-      const { dashboardApp } = await import('../src/dashboard/app.ts');
+      const { dashboardApp } = await import('../dashboard/src/app.ts');
       // A router builds its matcher on its first match; Hono's default one threw then.
       expect(dashboardApp.router.match('POST', '/dashboard/webhooks/1/disable')[0].length).toBeGreaterThan(0);
     });

@@ -3,8 +3,8 @@
 // `Dashboard` stands in for the dashboard Worker (dashboard/wrangler.toml) behind the API's
 // DASHBOARD service binding (vitest.config.ts), with this Worker's env: the same D1 and queue.
 import { WorkerEntrypoint } from 'cloudflare:workers';
-import dashboard from '../src/dashboard/index.ts';
-import type { DashboardBindings } from '../src/dashboard/env.ts';
+import dashboard from '../dashboard/src/index.ts';
+import type { DashboardBindings } from '../dashboard/src/env.ts';
 
 export { default } from '../src/index.ts';
 

@@ -245,9 +245,9 @@ describe('viewScenario', () => {
     const other = await newKey();
     const row = await created(other);
     // The key was accepted before the refusal: the keyed path names its caller (for the log line).
-    let caller: Caller | undefined;
-    await expectApiError(viewScenario(keyed(env.DB, owner.at(), 'read', { accepted: (c) => (caller = c) }), row.token), 'not_found');
-    expect(caller?.accountId).toBe(owner.accountId);
+    const path = keyed(env.DB, owner.at(), 'read');
+    await expectApiError(viewScenario(path, row.token), 'not_found');
+    expect(path.caller?.accountId).toBe(owner.accountId);
     expect(await viewScenario(keyed(env.DB, other.at(), 'read'), row.token)).toEqual(row);
   });
 

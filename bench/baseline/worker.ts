@@ -10,6 +10,15 @@
 //
 // Self-contained on purpose (nothing imported from src/): it is a fixed yardstick, and changes
 // to the service must not move it.
+//
+// Frozen at the service of commit 7f4fa50 (2026-11-27): the specification's routes as they were
+// answered then. It is no longer brought in step with the service (six commits had to, each time
+// a reply or a statement changed). What it measures stays meaningful: the cost of the service's
+// framework layers for the specification's operations. A change of the service is measured
+// against the service before it instead: `BENCH_AGAINST=<a build of the commit before>` with
+// `npm run bench:instructions` (counted, ±1 %) or `npm run bench` (bench/README.md). Where the
+// service has moved on since (a header, a field), the parity check says so, and the bench's
+// ratios include what the service does more.
 
 interface BaselineEnv {
   DB: D1Database;

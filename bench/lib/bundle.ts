@@ -5,6 +5,7 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
+import { workerAliases } from '../../scripts/lib/worker-aliases.ts';
 
 export interface Bundle {
   /** The entry module to load into Miniflare. */
@@ -33,7 +34,7 @@ export interface BundleOptions {
   minify?: boolean;
   /**
    * The entry imports the service (bench/baseline/loaded.ts): resolve as wrangler does for it —
-   * the zod alias of wrangler.toml, packages' `module`/`main` fields, the runtime's built-ins.
+   * wrangler.toml's [alias] table, packages' `module`/`main` fields, the runtime's built-ins.
    */
   importsService?: boolean;
 }
@@ -65,7 +66,7 @@ export async function bundlePlain(entry: string, outdir: string, { minify = true
     platform: 'neutral',
     conditions: ['workerd', 'worker', 'browser'],
     ...(importsService
-      ? { mainFields: ['module', 'main'], external: ['node:*', 'cloudflare:*'], alias: { zod: './src/zod-trimmed/index.ts' } }
+      ? { mainFields: ['module', 'main'], external: ['node:*', 'cloudflare:*'], alias: workerAliases(process.cwd()) }
       : {}),
     logLevel: 'warning',
   });

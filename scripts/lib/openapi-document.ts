@@ -1,15 +1,18 @@
 // The OpenAPI 3.1 document, generated from the app's route definitions and zod schemas by
 // @hono/zod-openapi (zod-to-openapi) under Node, at build time: `npm run openapi` writes it to
-// openapi/openapi.json and, for the Worker to serve, to src/http/openapi-document.generated.ts.
-// The Worker bundle has no generator (src/zod-openapi-trimmed/): nothing of this runs at isolate start.
-// Node resolves `@hono/zod-openapi` and `zod` to the real packages (the aliases are the bundlers').
+// openapi/openapi.json and, for the Worker to serve, to src/versions/openapi-document.generated.ts.
+// The Worker bundle has no generator (src/http/zod-openapi-runtime.ts stands in for the package
+// there): nothing of this runs at isolate start. Here that module resolves to the real package
+// (./real-zod-openapi.ts), so the app is imported only once that hook is in place.
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { app, routeTable } from '../../src/app.ts';
-import { methodNotAllowedResponse } from '../../src/http/openapi.ts';
-import { routesReachedBy405 } from '../../src/http/routing.ts';
+import './real-zod-openapi.ts';
 import { applyParts } from '../../src/versions/document.ts';
-import { documentPartsFor } from '../../src/versions/documents.ts';
 import { API_VERSIONS, NEWEST_API_VERSION, type ApiVersion } from '../../src/versions/names.ts';
+
+const { app, routeTable } = await import('../../src/app.ts');
+const { methodNotAllowedResponse } = await import('../../src/http/openapi.ts');
+const { routesReachedBy405 } = await import('../../src/http/routing.ts');
+const { documentPartsFor } = await import('../../src/versions/documents.ts');
 
 export type OpenAPIDocument = ReturnType<typeof app.getOpenAPI31Document>;
 
@@ -95,7 +98,7 @@ export function olderDocuments(newest: OpenAPIDocument): Map<ApiVersion, OpenAPI
 const deflate = (json: string) => deflateRawSync(json, { level: 9 }).toString('base64');
 
 /**
- * src/http/openapi-document.generated.ts for the newest document's compact JSON: that document,
+ * src/versions/openapi-document.generated.ts for the newest document's compact JSON: that document,
  * and per older version the parts that make its document from it (a few KiB, not a second copy).
  */
 export function generatedModule(json: string): string {

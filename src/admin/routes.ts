@@ -1,7 +1,8 @@
 // The admin API: accounts, and their keys (created, listed, rolled, revoked). The dashboard
-// (src/dashboard/) makes the same changes for a signed-in account through its own session.
+// (dashboard/src/) makes the same changes for a signed-in account through its own session.
 // Guarded by ADMIN_TOKEN; API keys are not accepted here.
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import * as z from 'zod';
+import { createRoute, OpenAPIHono } from '../http/zod-openapi-runtime.ts';
 import type { Context } from 'hono';
 import { requireAdmin } from '../auth/admin.ts';
 import { issueApiKey, mintApiKey } from '../auth/issue-key.ts';

@@ -1,6 +1,7 @@
 // Request bodies of the admin API, also used by `npm run keys`, so accounts and keys made from
 // the command line meet the same rules (and the bounds the OpenAPI document states).
-import { z } from '@hono/zod-openapi';
+import * as z from 'zod';
+import '../http/zod-openapi-runtime.ts'; // gives schemas .openapi(), read only where the document is generated
 import { int } from '../http/scalars.ts';
 import { parseRfc3339 } from '../http/timestamps.ts';
 import { API_VERSIONS } from '../versions/names.ts';

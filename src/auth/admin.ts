@@ -9,7 +9,8 @@ import { isThrottled } from '../db/auth-throttles.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError } from '../http/problem.ts';
 import { sha256Hex } from './api-key.ts';
-import { authFailure, bearerToken, clientAddress, FAILED_AUTH_POLICY, throttled } from './bearer.ts';
+import { authFailure, bearerToken, clientAddress, throttled } from './bearer.ts';
+import { FAILED_AUTH_POLICY } from './rate-limit-headers.ts';
 
 const encoder = new TextEncoder();
 /** The shortest admin token the admin API serves with. */

@@ -2,17 +2,19 @@
 // Authorization: Bearer <key>, refuses a malformed key before any query, applies the per-key rate
 // limit, and puts the request's keyed path (auth/keyed.ts) on the context; the route's workflow
 // sends its statements through it, so the key is judged in the same round trip as the work.
+// A refusal rises as a KeyRefusedError to the app's one error handler, like every other error.
 // Failed credentials are counted per client address (an IPv4 address or an IPv6 /64): over the
 // limit, the address's *failing* credentials get 429 for a minute, while a valid key keeps working.
 import type { Context, MiddlewareHandler } from 'hono';
-import { touchKeyLastUsed, type KeyAccess, type KeyRefusal } from '../db/api-keys.ts';
+import { touchKeyLastUsed, type KeyAccess } from '../db/api-keys.ts';
 import { isThrottled, throttleAddress } from '../db/auth-throttles.ts';
-import { AUTH_FAILURES_PER_MINUTE, readConfig, readDatabases, type AppEnv } from '../env.ts';
+import { readConfig, readDatabases, type AppEnv } from '../env.ts';
 import { useDatabase } from '../http/middleware.ts';
-import { ApiError, problemResponse } from '../http/problem.ts';
+import { ApiError } from '../http/problem.ts';
 import { apiKeyDatabase, hashApiKey } from './api-key.ts';
-import { keyed } from './keyed.ts';
 import { throttleBucket } from './client-address.ts';
+import { keyed, KeyRefusedError, unauthorized } from './keyed.ts';
+import { exhausted, FAILED_AUTH_POLICY, keyPolicy, throttledHeaders, WINDOW_SECONDS } from './rate-limit-headers.ts';
 
 /** last_used_at is written at most once a minute per key, and never on the request's own path. */
 const LAST_USED_GRANULARITY_MS = 60_000;
@@ -28,67 +30,29 @@ export function clientAddress(c: Context): string {
   return throttleBucket(c.req.header('cf-connecting-ip') ?? 'unknown');
 }
 
-// Rate-limit headers (IETF draft-ietf-httpapi-ratelimit-headers). The Workers rate-limit binding
-// says only whether a request is allowed, so the remaining quota (RateLimit) is sent only where it
-// is known: on 429, where it is zero. Both limiters count per 60 s.
-const WINDOW_SECONDS = 60;
-export const FAILED_AUTH_POLICY = `"failed-auth";q=${AUTH_FAILURES_PER_MINUTE};w=${WINDOW_SECONDS}`;
-
-function keyPolicy(perMinute: number): string {
-  return `"per-key";q=${perMinute};w=${WINDOW_SECONDS}`;
-}
-
-function exhausted(policy: string): Record<string, string> {
-  const name = policy.slice(0, policy.indexOf(';'));
-  return { 'Retry-After': String(WINDOW_SECONDS), 'RateLimit-Policy': policy, RateLimit: `${name};r=0;t=${WINDOW_SECONDS}` };
-}
-
 /** The answer to a failing credential from a throttled address. */
 export function throttled(): ApiError {
-  return new ApiError('rate_limited', 'Too many failed authentication attempts; wait a minute', { headers: exhausted(FAILED_AUTH_POLICY) });
+  return new ApiError('rate_limited', 'Too many failed authentication attempts; wait a minute', { headers: throttledHeaders() });
 }
 
 /**
- * Counts a failed attempt against the client's address. Over the limit the address is refused for
- * the next window (recorded in D1, as the limiter cannot be asked without counting) and the answer
- * is 429.
+ * Counts a failed attempt against the client's address: true once the address is over the limit,
+ * which is then refused for the next window (recorded in D1 in every database, as the limiter
+ * cannot be asked without counting, and the keyed path reads the throttle in its key's own
+ * database, in the same round trip as the key).
  */
-export async function authFailure(c: Context<AppEnv>, detail: string): Promise<ApiError> {
+export async function countAuthFailure(c: Context<AppEnv>): Promise<boolean> {
   const address = clientAddress(c);
-  const { success } = await c.env.AUTH_FAILURE_LIMITER.limit({ key: address });
-  if (!success) {
-    // In every database at once (an error path): the keyed path reads the throttle in its key's
-    // own database, in the same round trip as the key, whichever database that is.
-    const until = Date.now() + WINDOW_SECONDS * 1000;
-    await Promise.all(readDatabases(c.env).map((db) => throttleAddress(db, address, until)));
-    return throttled();
-  }
-  return new ApiError('unauthorized', detail, {
-    headers: { 'WWW-Authenticate': 'Bearer realm="scenario-service", error="invalid_token"', 'RateLimit-Policy': FAILED_AUTH_POLICY },
-  });
+  if ((await c.env.AUTH_FAILURE_LIMITER.limit({ key: address })).success) return false;
+  const until = Date.now() + WINDOW_SECONDS * 1000;
+  await Promise.all(readDatabases(c.env).map((db) => throttleAddress(db, address, until)));
+  return true;
 }
 
-const FAILING: Record<Exclude<KeyRefusal, 'read_only' | 'throttled'>, string> = {
-  unknown: 'The API key is not valid',
-  revoked: 'The API key has been revoked',
-  expired: 'The API key has expired',
-};
-
-/** The problem for a refused key: 401 (counted against the address), 403, or 429 (not counted again). */
-async function refusalProblem(c: Context<AppEnv>, reason: KeyRefusal, perMinute: number): Promise<ApiError> {
-  if (reason === 'throttled') return throttled();
-  if (reason === 'read_only') {
-    return new ApiError('forbidden', 'This API key is read-only; this operation needs a read_write key', { headers: { 'RateLimit-Policy': keyPolicy(perMinute) } });
-  }
-  return authFailure(c, FAILING[reason]);
+/** A failing credential refused before D1 was asked: counted, then 401, or 429 once over the limit. */
+export async function authFailure(c: Context<AppEnv>, detail: string): Promise<ApiError> {
+  return (await countAuthFailure(c)) ? throttled() : unauthorized(detail);
 }
-
-/**
- * Problems with what was sent (400, 404, 415, 422) found before the route's workflow asked D1:
- * on an API-key route the key is judged first, as if it had been checked before anything else,
- * so a refused key hears about its key, not about its input (one more round trip, error path only).
- */
-const INPUT_PROBLEM_STATUSES = new Set([400, 404, 415, 422]);
 
 /**
  * The middleware of every API-key route; `access` is what the route needs (`write`: a read_write
@@ -117,28 +81,30 @@ export function apiKey(access: KeyAccess): MiddlewareHandler<AppEnv> {
     if (!(await c.env.KEY_RATE_LIMITER.limit({ key: keyHash })).success) {
       throw new ApiError('rate_limited', `This key is over its limit of ${rateLimitPerMinute} requests a minute`, { headers: exhausted(policy) });
     }
-
-    const path = keyed(c.get('db'), { keyHash, now: Date.now(), address }, access, {
-      accepted: (caller) => c.set('caller', caller),
-      refused: (reason) => refusalProblem(c, reason, rateLimitPerMinute),
-    });
+    // Replies that do not name a policy of their own carry the key's (src/http/middleware.ts).
+    c.set('rateLimitPolicy', policy);
+    const path = keyed(c.get('db'), { keyHash, now: Date.now(), address }, access);
     c.set('keyed', path);
+
     await next();
 
-    if (c.error && !c.get('caller') && INPUT_PROBLEM_STATUSES.has(c.res.status)) {
-      try {
-        await path.run({});
-      } catch (refusal) {
-        if (!(refusal instanceof ApiError)) throw refusal;
-        c.res = undefined;
-        c.res = problemResponse(c, refusal);
-      }
-    }
-    // A refused credential keeps the failed-auth policy it was answered under.
-    if (!c.res.headers.has('RateLimit-Policy')) c.res.headers.set('RateLimit-Policy', policy);
-    const caller = c.get('caller');
+    // A failing key the workflow's batch refused, answered 401 by the error handler: counted here,
+    // where it arrives, so the address is throttled once over the limit.
+    if (c.error instanceof KeyRefusedError && c.error.failing) await countAuthFailure(c);
+    const caller = path.caller;
     if (caller && (caller.lastUsedAt === null || caller.lastUsedAt < Date.now() - LAST_USED_GRANULARITY_MS)) {
       c.executionCtx.waitUntil(touchKeyLastUsed(c.get('db'), caller.id, Date.now(), LAST_USED_GRANULARITY_MS).catch(() => undefined));
     }
   };
+}
+
+/**
+ * Problems with what was sent (a query string, a body, a path, a header) are found before the
+ * route's workflow asks D1. On an API-key route the key is judged first (one more round trip, an
+ * error path only), so a refused key hears about its key, not about its input: call this before
+ * throwing such a problem. Elsewhere it does nothing.
+ */
+export async function judgeKeyFirst(c: Context<AppEnv>): Promise<void> {
+  const path = c.get('keyed') as AppEnv['Variables']['keyed'] | undefined;
+  if (path && path.caller === null) await path.run({});
 }

@@ -1,6 +1,6 @@
 // Issuing a key: generate it, store only its hash and what is shown of it (prefix, last four),
 // hand the key back once. Used by the admin API, `npm run keys` and the dashboard (which stores the
-// same material through its own session-guarded statement, src/db/dashboard.ts). A key names the
+// same material through its own session-guarded statement, dashboard/src/db/statements.ts). A key names the
 // database of its account (docs/decisions.md, "Capacity past one database").
 import { insertApiKey } from '../db/api-keys.ts';
 import { databaseOfId } from '../db/databases.ts';

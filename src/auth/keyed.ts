@@ -1,60 +1,71 @@
 // The one keyed path of an API-key request. The route's middleware (auth/bearer.ts `apiKey`) reads
 // the key and hands the workflow a `Keyed`; the workflow sends its statements through `run`, by
 // name, and gets their rows back under the same names. The client address's throttle and the
-// key's row head the batch (one round trip), the key is judged by the rule of db/api-keys.ts, and
-// then either the caller is recorded (for last_used_at and the logs) or the refusal is raised.
-// Nothing here knows HTTP: what "recorded" and "raised" mean is the middleware's business.
-import { keyHead, keyRefusal, toKeyState, type KeyAccess, type KeyCheck, type KeyRefusal, type KeyWithAccount } from '../db/api-keys.ts';
+// key's row head the batch (one round trip) and the key is judged by the rule of db/api-keys.ts:
+// accepted, the caller is kept on the Keyed (logs, last_used_at); refused, a KeyRefusedError rises
+// like any other error, to the app's one error handler, which renders it. Nothing here calls back.
+import { keyHead, keyRefusal, toKeyState, type Caller, type KeyAccess, type KeyCheck, type Keyed, type KeyRefusal } from '../db/api-keys.ts';
 import { runBatch, type Batch, type BatchRows } from '../db/execute.ts';
 import type { Session } from '../db/statement.ts';
+import { ApiError } from '../http/problem.ts';
+import { FAILED_AUTH_POLICY, throttledHeaders } from './rate-limit-headers.ts';
 
-/** The caller once its key is accepted: the key and the account it belongs to. */
-export type Caller = KeyWithAccount;
+export type { Caller, Keyed };
 
-/** A refused key, for callers without a middleware to turn it into a problem (tests, scripts). */
-export class KeyRefusedError extends Error {
+const FAILING: Record<Exclude<KeyRefusal, 'read_only' | 'throttled'>, string> = {
+  unknown: 'The API key is not valid',
+  revoked: 'The API key has been revoked',
+  expired: 'The API key has expired',
+};
+
+/** A failing credential's 401: every one alike, so a guesser learns nothing of which it was. */
+export function unauthorized(detail: string): ApiError {
+  return new ApiError('unauthorized', detail, {
+    headers: { 'WWW-Authenticate': 'Bearer realm="scenario-service", error="invalid_token"', 'RateLimit-Policy': FAILED_AUTH_POLICY },
+  });
+}
+
+/**
+ * A key D1 refused, as its problem: 401 for a failing credential (which the middleware counts
+ * against the address), 403 for a read-only key on a write, 429 from a throttled address.
+ */
+export class KeyRefusedError extends ApiError {
   readonly reason: KeyRefusal;
 
   constructor(reason: KeyRefusal) {
-    super(`API key refused: ${reason}`);
+    const problem =
+      reason === 'throttled'
+        ? new ApiError('rate_limited', 'Too many failed authentication attempts; wait a minute', { headers: throttledHeaders() })
+        : reason === 'read_only'
+          ? new ApiError('forbidden', 'This API key is read-only; this operation needs a read_write key')
+          : unauthorized(FAILING[reason]);
+    super(problem.code, problem.message, { headers: problem.headers });
     this.reason = reason;
-    this.name = 'KeyRefusedError';
+  }
+
+  /** Whether the refusal counts as a failed authentication against the client's address. */
+  get failing(): boolean {
+    return this.reason !== 'read_only' && this.reason !== 'throttled';
   }
 }
 
-/** Names the head of the batch takes; a workflow's statements may not use them. */
-type Reserved = { '#throttle'?: never; '#key'?: never };
-
-/** What a workflow gets: the request's session and key, and the only way to run statements under the key. */
-export interface Keyed {
-  readonly session: Session;
-  readonly key: KeyCheck;
-  /** Runs `statements` as one batch after the key's head; the caller and each statement's rows, by name. */
-  run<B extends Batch & Reserved>(statements: B): Promise<{ caller: Caller; rows: BatchRows<B> }>;
-}
-
-export interface KeyedHooks {
-  /** The key was accepted. */
-  accepted?(caller: Caller): void;
-  /** The key was refused: the error to throw (the middleware counts the failure and makes the problem). */
-  refused?(reason: KeyRefusal): Promise<Error>;
-}
-
 /** The keyed runner of one request: `access` is the route's (`read` or `write`). */
-export function keyed(session: Session, key: KeyCheck, access: KeyAccess, hooks: KeyedHooks = {}): Keyed {
+export function keyed(session: Session, key: KeyCheck, access: KeyAccess): Keyed {
+  let caller: Caller | null = null;
   return {
     session,
     key,
+    get caller() {
+      return caller;
+    },
     async run(statements) {
       const batch: Batch = { '#throttle': keyHead.throttle(session, key), '#key': keyHead.key(session, key), ...statements };
       const { '#throttle': throttle = [], '#key': keyRow = [], ...rows } = await runBatch(session, batch);
       const state = toKeyState(throttle, keyRow);
       const refusal = keyRefusal(state, access, key.now);
-      if (refusal !== null || !state.key) {
-        throw hooks.refused ? await hooks.refused(refusal ?? 'unknown') : new KeyRefusedError(refusal ?? 'unknown');
-      }
-      hooks.accepted?.(state.key);
-      return { caller: state.key, rows: rows as BatchRows<typeof statements> };
+      if (refusal !== null || !state.key) throw new KeyRefusedError(refusal ?? 'unknown');
+      caller = state.key;
+      return { caller, rows: rows as BatchRows<typeof statements> };
     },
   };
 }

@@ -5,21 +5,10 @@ import { runBatch, runOne } from './execute.ts';
 import { newChangeId } from './receipts.ts';
 import { SPEC_API_VERSION } from '../versions/names.ts';
 import { accounts, type Account } from './schema.ts';
-import { statement, type RawRow, type Session } from './statement.ts';
+import { statement, type Session } from './statement.ts';
+import { rowReader } from './rows.ts';
 
-function toAccount(row: RawRow): Account {
-  return {
-    id: row.id as number,
-    name: row.name as string,
-    email: row.email as string,
-    createdAt: row.created_at as number,
-    scenarioCount: row.scenario_count as number,
-    changeId: row.change_id as string | null,
-    apiVersion: row.api_version as string,
-    previousApiVersion: row.previous_api_version as string | null,
-    apiVersionChangedAt: row.api_version_changed_at as number | null,
-  };
-}
+const toAccount = rowReader(accounts);
 
 type NewAccount = { name: string; email: string; now: number; changeId: string; base: number; apiVersion: string };
 

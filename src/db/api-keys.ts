@@ -6,9 +6,10 @@
 // 429). test/auth.key-rule.test.ts enumerates the key states and checks that both agree.
 import { sql, type SQL } from 'drizzle-orm/sql/sql';
 import { throttleOf } from './auth-throttles.ts';
-import { runBatch, runOne } from './execute.ts';
+import { runBatch, runOne, type Batch, type BatchRows } from './execute.ts';
 import { accounts, apiKeys, type ApiKey, type KeyScope } from './schema.ts';
 import { statement, type RawRow, type Session } from './statement.ts';
+import { rowReader } from './rows.ts';
 
 /** What a request presents: its key's hash, the time it is judged at (expiry), its client address. */
 export interface KeyCheck {
@@ -88,6 +89,7 @@ export function toKeyState(throttleRows: RawRow[], keyRows: RawRow[]): KeyState 
   return { throttled: throttleRows.length > 0, key: toKeyWithAccount(keyRows[0]) };
 }
 
+/** A join (the key and its account, under names of its own): read by hand, as its own shape. */
 export function toKeyWithAccount(row: RawRow | undefined): KeyWithAccount | null {
   if (!row) return null;
   return {
@@ -108,21 +110,7 @@ export async function findKeyByHash(session: Session, keyHash: string): Promise<
   return toKeyWithAccount(row);
 }
 
-export function toApiKey(row: RawRow): ApiKey {
-  return {
-    id: row.id as number,
-    accountId: row.account_id as number,
-    keyHash: row.key_hash as string,
-    prefix: row.prefix as string,
-    lastFour: (row.last_four as string | null) ?? null,
-    name: row.name as string | null,
-    scope: row.scope as KeyScope,
-    createdAt: row.created_at as number,
-    expiresAt: row.expires_at as number | null,
-    lastUsedAt: row.last_used_at as number | null,
-    revokedAt: row.revoked_at as number | null,
-  };
-}
+export const toApiKey = rowReader(apiKeys);
 
 const touch = statement<{ keyId: number; now: number; staleBefore: number }>(
   () => sql`update ${apiKeys} set ${sql.identifier(apiKeys.lastUsedAt.name)} = ${sql.placeholder('now')}
@@ -169,7 +157,7 @@ export interface KeyOwner {
 
 /**
  * The key insert for any way of naming the account (an account by id below; a live dashboard
- * session in db/dashboard.ts): one SQL text for a key's columns. Its hash is drawn per request, so
+ * session in dashboard/src/db/statements.ts): one SQL text for a key's columns. Its hash is drawn per request, so
  * run again after it committed (D1 lost the reply), it inserts nothing and the row read back by
  * the hash is the key the first try stored: no 500, no second key.
  */
@@ -275,4 +263,23 @@ export async function rollApiKey(session: Session, values: RollValues): Promise<
   });
   const [row] = rows.rolled;
   return row ? toApiKey(row) : null;
+}
+
+/** The caller once its key is accepted: the key and the account it belongs to. */
+export type Caller = KeyWithAccount;
+
+/** Names the head of a keyed batch takes; a workflow's statements may not use them. */
+type Reserved = { '#throttle'?: never; '#key'?: never };
+
+/**
+ * What a workflow gets (built by src/auth/keyed.ts): the request's session and key, and the only
+ * way to run statements under the key.
+ */
+export interface Keyed {
+  readonly session: Session;
+  readonly key: KeyCheck;
+  /** The accepted key and its account; null until a batch has judged the key. */
+  readonly caller: Caller | null;
+  /** Runs `statements` as one batch after the key's head; the caller and each statement's rows, by name. */
+  run<B extends Batch & Reserved>(statements: B): Promise<{ caller: Caller; rows: BatchRows<B> }>;
 }

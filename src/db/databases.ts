@@ -19,3 +19,13 @@ export function databaseOfId(id: number): number {
 export function idBase(database: number): number {
   return database * ID_BLOCK;
 }
+
+/**
+ * Runs `work` on every database, one after another (the crons of both Workers): each holds its own
+ * accounts' rows, so a failure in one is thrown only once the others have run.
+ */
+export async function forEachDatabase(databases: readonly D1Database[], work: (db: D1Database, database: number) => Promise<unknown>): Promise<void> {
+  const failures: unknown[] = [];
+  for (const [database, db] of databases.entries()) await work(db, database).catch((error: unknown) => failures.push(error));
+  if (failures.length > 0) throw failures[0];
+}

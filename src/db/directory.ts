@@ -5,13 +5,11 @@
 import { sql } from 'drizzle-orm/sql/sql';
 import { runBatch, runOne } from './execute.ts';
 import { accountDirectory } from './schema.ts';
-import { statement, type Session } from './statement.ts';
+import { rowReader } from './rows.ts';
+import { statement, type RawRow, type Session } from './statement.ts';
 
-export interface DirectoryEntry {
-  email: string;
-  database: number;
-  changeId: string | null;
-}
+/** An entry of the directory, as the schema types it (what a create and a sign-in read of it). */
+export type DirectoryEntry = Pick<typeof accountDirectory.$inferSelect, 'email' | 'database' | 'changeId'>;
 
 const p = sql.placeholder;
 
@@ -31,8 +29,10 @@ const byEmail = statement<{ email: string }>(
   () => sql`select * from ${accountDirectory} where lower(${accountDirectory.email}) = lower(${p('email')})`,
 );
 
-function toEntry(row: Record<string, unknown> | undefined): DirectoryEntry | null {
-  return row ? { email: row.email as string, database: row.database as number, changeId: row.change_id as string | null } : null;
+const readEntry = rowReader(accountDirectory, ['email', 'database', 'changeId']);
+
+function toEntry(row: RawRow | undefined): DirectoryEntry | null {
+  return row ? readEntry(row) : null;
 }
 
 /**

@@ -4,22 +4,12 @@ import { sql, type SQL } from 'drizzle-orm/sql/sql';
 import { accountOfKey, type KeyCheck } from './api-keys.ts';
 import { runBatch, runOne } from './execute.ts';
 import { events, webhookEndpoints, type Event, type EventType } from './schema.ts';
-import { statement, type RawRow, type Session } from './statement.ts';
+import { statement, type Session } from './statement.ts';
+import { rowReader } from './rows.ts';
 
 const p = sql.placeholder;
 
-export function toEvent(row: RawRow): Event {
-  return {
-    seq: row.seq as number,
-    id: row.id as string,
-    accountId: row.account_id as number,
-    type: row.type as EventType,
-    token: row.token as string,
-    version: row.version as number | null,
-    createdAt: row.created_at as number,
-    dispatchedAt: row.dispatched_at as number | null,
-  };
-}
+export const toEvent = rowReader(events);
 
 const ofCaller = sql`${events.accountId} = ${accountOfKey('read')}`;
 

@@ -6,25 +6,14 @@
 import { sql } from 'drizzle-orm/sql/sql';
 import { accountOfKey, type KeyAccess, type KeyCheck } from './api-keys.ts';
 import { events, scenarioRevisions as revisions, scenarios } from './schema.ts';
-import { statement, type RawRow } from './statement.ts';
+import { statement } from './statement.ts';
+import { rowReader } from './rows.ts';
 
 const p = sql.placeholder;
 
-export interface RevisionRow {
-  version: number;
-  stateId: number;
-  scenarioData: string;
-  createdAt: number;
-}
-
-export function toRevision(row: RawRow): RevisionRow {
-  return {
-    version: row.version as number,
-    stateId: row.state_id as number,
-    scenarioData: row.scenario_data as string,
-    createdAt: row.created_at as number,
-  };
-}
+/** A revision as the routes read it (its scenario is the request's). */
+export const toRevision = rowReader(revisions, ['version', 'stateId', 'scenarioData', 'createdAt']);
+export type RevisionRow = ReturnType<typeof toRevision>;
 
 /** The id of the caller's scenario with that token, as a scalar sub-select (NULL for none). */
 const ownedScenario = (access: KeyAccess) =>

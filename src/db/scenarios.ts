@@ -12,36 +12,14 @@ import { accountOfKey, liveKey, type KeyAccess, type KeyCheck } from './api-keys
 import { pruneThrottles } from './auth-throttles.ts';
 import { runBatch, runOne } from './execute.ts';
 import { accounts, apiKeys, events, idempotencyRecords, scenarioPrograms, scenarios, type EventType, type IdempotencyRecord, type Scenario } from './schema.ts';
-import { statement, type RawRow, type Session, type Statement } from './statement.ts';
+import { statement, type Session, type Statement } from './statement.ts';
+import { rowReader } from './rows.ts';
 
 const p = sql.placeholder;
 
-export function toScenario(row: RawRow): Scenario {
-  return {
-    id: row.id as number,
-    token: row.token as string,
-    accountId: row.account_id as number,
-    stateId: row.state_id as number,
-    scenarioData: row.scenario_data as string,
-    version: row.version as number,
-    changeId: row.change_id as string | null,
-    createdAt: row.created_at as number,
-    updatedAt: row.updated_at as number,
-    year: row.year as number,
-  };
-}
+export const toScenario = rowReader(scenarios);
 
-export function toIdempotencyRecord(row: RawRow): IdempotencyRecord {
-  return {
-    accountId: row.account_id as number,
-    key: row.key as string,
-    requestHash: row.request_hash as string,
-    scenarioToken: row.scenario_token as string,
-    responseStatus: row.response_status as number,
-    responseBody: row.response_body as string,
-    createdAt: row.created_at as number,
-  };
-}
+export const toIdempotencyRecord = rowReader(idempotencyRecords);
 
 const ownedBy = (access: KeyAccess): SQL => sql`${scenarios.accountId} = ${accountOfKey(access)}`;
 

@@ -6,7 +6,7 @@
 // 3 KiB render the statements as written here, byte for byte as drizzle does):
 // test/db.drizzle-lite.test.ts holds every statement defined with `statement()` against drizzle's
 // own rendering under Node. Define statements at module level, once each.
-import { fillPlaceholders, Param, Placeholder, type SQL } from 'drizzle-orm/sql/sql';
+import { Placeholder, type SQL } from 'drizzle-orm/sql/sql';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core/dialect';
 
 /** The database binding, or one request's D1 session on it (the same prepare/batch surface). */
@@ -53,8 +53,6 @@ interface Rendered {
  */
 function render(query: SQL): Rendered {
   const { sql, params } = new BacktickDialect().sqlToQuery(query);
-  // Values bound through a column's encoder (drizzle's Param) are not used here; leave them to drizzle.
-  if (params.some((param) => param instanceof Param)) return { sql: oneLine(sql), bind: (values) => fillPlaceholders(params, values) };
   const names = params.map((param) => (param instanceof Placeholder ? param.name : undefined));
   return {
     sql: oneLine(sql),

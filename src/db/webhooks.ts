@@ -8,42 +8,14 @@ import { eventById, toEvent } from './events.ts';
 import { runBatch, runOne } from './execute.ts';
 import { changeCommitted, receiptWhere } from './receipts.ts';
 import { apiKeys, webhookDeliveries, webhookEndpoints, type Event, type EventType, type WebhookDelivery, type WebhookEndpoint } from './schema.ts';
-import { statement, type RawRow, type Session } from './statement.ts';
+import { statement, type Session } from './statement.ts';
+import { rowReader } from './rows.ts';
 
 const p = sql.placeholder;
 
-export function toWebhookEndpoint(row: RawRow): WebhookEndpoint {
-  return {
-    seq: row.seq as number,
-    id: row.id as string,
-    accountId: row.account_id as number,
-    url: row.url as string,
-    eventTypes: row.event_types as string,
-    description: row.description as string | null,
-    secret: row.secret as string,
-    secretKeyId: row.secret_key_id as string | null,
-    previousSecret: row.previous_secret as string | null,
-    previousSecretKeyId: row.previous_secret_key_id as string | null,
-    previousSecretExpiresAt: row.previous_secret_expires_at as number | null,
-    status: row.status as WebhookEndpoint['status'],
-    failingSince: row.failing_since as number | null,
-    createdAt: row.created_at as number,
-  };
-}
+export const toWebhookEndpoint = rowReader(webhookEndpoints);
 
-export function toWebhookDelivery(row: RawRow): WebhookDelivery {
-  return {
-    id: row.id as number,
-    endpointId: row.endpoint_id as string,
-    eventId: row.event_id as string,
-    attempt: row.attempt as number,
-    status: row.status as number | null,
-    error: row.error as string | null,
-    deadLettered: row.dead_lettered as number,
-    attemptKey: row.attempt_key as string | null,
-    createdAt: row.created_at as number,
-  };
-}
+export const toWebhookDelivery = rowReader(webhookDeliveries);
 
 export function eventTypesOf(endpoint: WebhookEndpoint): EventType[] {
   return JSON.parse(endpoint.eventTypes) as EventType[];
@@ -51,7 +23,7 @@ export function eventTypesOf(endpoint: WebhookEndpoint): EventType[] {
 
 /**
  * How the caller's statements name its account: the API by the request's key (a live read_write
- * key: `accountOfKey('write')`), the dashboard by its session (db/dashboard.ts). Either way no
+ * key: `accountOfKey('write')`), the dashboard by its session (dashboard/src/db/statements.ts). Either way no
  * statement reaches another account's endpoints, and none runs for a refused caller.
  */
 export interface EndpointOwner {
@@ -91,7 +63,7 @@ export type PageFrom = 'first' | 'after' | 'before';
 /**
  * The statements of an endpoint's caller, for one way of naming its account (`Check`: the values
  * that name it, with the time `now`). Defined twice, at module level: for API keys below, for
- * dashboard sessions in db/dashboard.ts; one SQL text of each change for both.
+ * dashboard sessions in dashboard/src/db/statements.ts; one SQL text of each change for both.
  */
 export function endpointStatements<Check extends { now: number }>(owner: EndpointOwner) {
   const ownedBy = () => sql`${webhookEndpoints.accountId} = ${owner.account()}`;

@@ -1,6 +1,7 @@
 // The event form, built in one place: GET /events items and the body of every webhook delivery.
 // Thin: the scenario's token and version, never its data.
-import { z } from '@hono/zod-openapi';
+import * as z from 'zod';
+import '../http/zod-openapi-runtime.ts'; // gives schemas .openapi(), read only where the document is generated
 import { EVENT_TYPES, type Event } from '../db/schema.ts';
 import { documented } from '../http/openapi.ts';
 import { int, TimestampSchema } from '../http/scalars.ts';

@@ -1,5 +1,6 @@
 // GET /events: the caller's event log, newest first, with the list pagination and a type filter.
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import * as z from 'zod';
+import { createRoute, OpenAPIHono } from '../http/zod-openapi-runtime.ts';
 import { apiKey } from '../auth/bearer.ts';
 import { EVENT_TYPES } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';

@@ -3,9 +3,10 @@
 // sent; here it is a 400 invalid_json instead.
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.ts';
+import { routeChecks } from './checks.ts';
 import { ApiError } from './problem.ts';
 
-// The media types hono's JSON validator reads (hono/validator); other bodies are left to it (415).
+// The media types hono's JSON validator reads (hono/validator).
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
 // Stateless between calls (no `stream` option), so one per isolate serves every request. A
 // leading BOM is dropped, as Request.text() drops it.
@@ -20,33 +21,53 @@ export function bodyCutOff(): ApiError {
   return new ApiError('invalid_json', 'The request body ended before it was complete (the connection was closed while it was being sent)');
 }
 
+/** A body that is not a JSON document, or not sent as one. */
+export function notJson(): ApiError {
+  return new ApiError('invalid_json', 'The request body must be a JSON object sent as Content-Type: application/json');
+}
+
 /**
- * For the routes that take a JSON body, after authentication: reads the body once, decodes it
- * strictly, and leaves the text where `c.req.json()` (the validator) reads it, so the bytes are
- * not kept twice.
+ * For the routes that take a JSON body, after the API key's middleware: reads the body once,
+ * decodes it strictly and parses it, and leaves the value where `c.req.json()` (the validator)
+ * reads it, so the bytes are neither kept nor parsed twice. A body of another media type, or that
+ * is not JSON, is refused here (as a check: after the key, src/http/checks.ts), not by the
+ * validator. No body and no Content-Type is left to the validator (the route says whether its body
+ * is required).
  */
 export async function decodeStrictUtf8Json(c: Context): Promise<void> {
-  const mediaType = c.req.header('Content-Type')?.split(';')[0]?.trim() ?? '';
-  if (!JSON_MEDIA_TYPE.test(mediaType)) return;
-  let bytes: ArrayBuffer;
-  try {
-    bytes = await c.req.raw.arrayBuffer();
-  } catch {
-    // Reading a request body fails only when its stream does: the client's side.
-    throw bodyCutOff();
+  const contentType = c.req.header('Content-Type');
+  const mediaType = contentType?.split(';')[0]?.trim() ?? '';
+  if (!JSON_MEDIA_TYPE.test(mediaType)) {
+    if (contentType !== undefined || (await readBody(c)).byteLength > 0) throw notJson();
+    return;
   }
+  const bytes = await readBody(c);
   let text: string;
   try {
     text = strictUtf8.decode(bytes);
   } catch {
     throw new ApiError('invalid_json', 'The request body is not valid UTF-8');
   }
-  // Hono keeps each body reading in bodyCache as a promise; json() parses the cached text.
-  (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(text);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw notJson();
+  }
+  // Hono keeps each body reading in bodyCache as a promise; json() takes the parsed value.
+  (c.req.bodyCache as { json?: Promise<unknown> }).json = Promise.resolve(value);
+}
+
+/** The request's body, read to its end (its stream failing is the client's side: bodyCutOff). */
+async function readBody(c: Context): Promise<ArrayBuffer> {
+  if (c.req.raw.body === null) return new ArrayBuffer(0);
+  try {
+    return await c.req.raw.arrayBuffer();
+  } catch {
+    // Reading a request body fails only when its stream does: the client's side.
+    throw bodyCutOff();
+  }
 }
 
 /** decodeStrictUtf8Json as route middleware. */
-export const strictUtf8JsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
-  await decodeStrictUtf8Json(c);
-  await next();
-};
+export const strictUtf8JsonBody: MiddlewareHandler<AppEnv> = routeChecks(decodeStrictUtf8Json);

@@ -1,6 +1,7 @@
 // Conditional requests on a scenario's stored version (not its bytes: chart URLs change): the
 // headers' documentation, and their reading. Shared by the scenario and revision routes.
-import { z } from '@hono/zod-openapi';
+import * as z from 'zod';
+import './zod-openapi-runtime.ts'; // gives schemas .openapi(), read only where the document is generated
 import { ApiError } from './problem.ts';
 
 export function etagFor(version: number): string {

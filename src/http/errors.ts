@@ -1,18 +1,17 @@
 // The app's one error handler and its not-found handler: everything leaves as problem+json. They
-// only render: nothing here asks D1 (a refused key was already made a problem on the keyed path).
+// only render: nothing here asks D1 (a refused key arrives as a KeyRefusedError, a problem already).
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { DatabaseUnavailableError } from '../db/execute.ts';
 import type { AppEnv } from '../env.ts';
 import { log, loggablePath } from './log.ts';
+import { notJson } from './body.ts';
 import { ApiError, problemResponse } from './problem.ts';
 import { routeMiss, RouteMissError, type RouteTable } from './routing.ts';
 
 /** Hono's own exceptions come from body parsing (malformed JSON, content type); name them ours. */
 function fromHttpException(error: HTTPException): ApiError {
-  if (error.status === 400 || error.status === 415) {
-    return new ApiError('invalid_json', 'The request body must be a JSON object sent as Content-Type: application/json');
-  }
+  if (error.status === 400 || error.status === 415) return notJson();
   if (error.status === 413) return new ApiError('payload_too_large', 'The request body is too large');
   return new ApiError('internal_error', 'Something went wrong on our side');
 }

@@ -24,6 +24,10 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (headers.get('Content-Type') === 'application/json') headers.set('Content-Type', 'application/json; charset=utf-8');
   // Responses hold account data unless a route says otherwise (the chart, the public document).
   if (!headers.has('Cache-Control')) headers.set('Cache-Control', 'no-store');
+  // An API-key route's replies carry the key's rate-limit policy, unless a reply names its own
+  // (a refused credential keeps the failed-auth policy it was answered under).
+  const policy = c.get('rateLimitPolicy');
+  if (policy !== undefined && !headers.has('RateLimit-Policy')) headers.set('RateLimit-Policy', policy);
   for (const [name, value] of RESPONSE_HEADERS) headers.set(name, value);
   // Failed requests are logged with what support needs to find them; successful ones are not
   // (Workers metrics count them, and a line per request costs CPU on the hot path). Only the
@@ -35,7 +39,7 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
       method: c.req.method,
       path: loggablePath(c.req.path),
       status: c.res.status,
-      account_id: c.get('caller')?.accountId,
+      account_id: c.get('keyed')?.caller?.accountId,
     });
   }
 };

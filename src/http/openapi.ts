@@ -1,7 +1,8 @@
 // How every resource documents its responses: the problem schema, response headers (registered
 // once as components and referenced by $ref), and problem responses per route with their codes.
 // The domain's scalars (ids, timestamps) are in ./scalars.ts.
-import { z, type OpenAPIHono } from '@hono/zod-openapi';
+import * as z from 'zod';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.ts';
 import { BOOKMARK_PATTERN, MAX_BODY_BYTES, REQUEST_ID_PATTERN } from './limits.ts';
 import { int } from './scalars.ts';
@@ -10,7 +11,7 @@ import { ApiError, PROBLEM_STATUS, problemBody, type FieldError, type ProblemCod
 /**
  * A value that only the OpenAPI document reads: a response body's schema, say. Where the document
  * is generated (under Node, with the real @hono/zod-openapi) it is built at once. In the Worker,
- * whose `.openapi()` records nothing (src/zod-openapi-trimmed/), it is built the first time
+ * whose `.openapi()` records nothing (src/http/zod-openapi-runtime.ts), it is built the first time
  * anything touches it, through a proxy: nothing does at run time, so the schemas of the replies
  * (about half of the zod schemas the app defines) are never built in a deployed isolate. Request
  * schemas must not go through here: they validate every request.

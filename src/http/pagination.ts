@@ -2,7 +2,8 @@
 // 1–100 (default 10), `starting_after` / `ending_before`, at most one cursor. Each resource gives its
 // cursor's schema. (API versions before 2026-12-01 also take the specification's misspelling
 // `endding_before`: src/versions/changes/misspelt-cursor.ts turns it into `ending_before`.)
-import { z } from '@hono/zod-openapi';
+import * as z from 'zod';
+import './zod-openapi-runtime.ts'; // gives schemas .openapi(), read only where the document is generated
 import { ApiError } from './problem.ts';
 import type { PageRequest } from './page.ts';
 
@@ -10,9 +11,6 @@ export { toPage, type PageRequest } from './page.ts';
 
 const LIMIT = /^[0-9]{1,3}$/;
 
-/** The specification's misspelt cursor, which the newest version refuses, and what its refusal says. */
-export const MISSPELT_CURSOR = 'endding_before';
-export const MISSPELT_CURSOR_HINT = 'is not a known field; use ending_before';
 
 export const LimitQuery = z
   .string()

@@ -2,6 +2,7 @@
 // documents (the others are 400 invalid_query, like unknown body fields).
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.ts';
+import { routeChecks } from './checks.ts';
 import { ApiError, type FieldError } from './problem.ts';
 
 /**
@@ -20,10 +21,7 @@ export function refuseQueryParameters(c: Context): void {
 }
 
 /** refuseQueryParameters as route middleware. */
-export const noQueryParameters: MiddlewareHandler<AppEnv> = (c, next) => {
-  refuseQueryParameters(c);
-  return next();
-};
+export const noQueryParameters: MiddlewareHandler<AppEnv> = routeChecks(refuseQueryParameters);
 
 // Parameter names people put credentials in (api_key, apiKey, X-API-Key, access_token,
 // admin_token, …), compared without case or punctuation. No parameter of this API ends so.

@@ -1,6 +1,7 @@
 // The scalars resources share in their schemas: bounded integers, record ids and timestamps, each
 // documented as what the service really sends or accepts.
-import { z } from '@hono/zod-openapi';
+import * as z from 'zod';
+import './zod-openapi-runtime.ts'; // gives schemas .openapi(), read only where the document is generated
 
 export const MAX_INT32 = 2_147_483_647;
 /** Database ids: SQLite integers, exact in JSON up to 2^53 − 1. */

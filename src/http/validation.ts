@@ -1,7 +1,10 @@
 // Turns zod's issues into the problem `errors` list (every problem at once, with its path) and
 // decides the status by where the bad input was: body 422, query 400, path → no such resource.
-import type { z } from '@hono/zod-openapi';
-import { MISSPELT_CURSOR, MISSPELT_CURSOR_HINT } from './pagination.ts';
+import type { Context } from 'hono';
+import type * as z from 'zod';
+import type { AppEnv } from '../env.ts';
+import { refuseInput } from './checks.ts';
+import { MISSPELT_CURSOR, MISSPELT_CURSOR_HINT } from './misspelt-cursor.ts';
 import { ApiError, type FieldError } from './problem.ts';
 import { RouteMissError } from './routing.ts';
 
@@ -66,21 +69,29 @@ export function fieldErrors(error: z.ZodError): FieldError[] {
 
 type HookResult = { success: true } | { success: false; error: z.ZodError; target: string };
 
-/** The default hook of every OpenAPI route: throw a problem when validation fails. */
-export function validationHook(result: HookResult): void {
+/**
+ * The default hook of every OpenAPI route: a failed validation becomes its problem, which rises
+ * after the API key is judged (src/http/checks.ts refuseInput).
+ */
+export async function validationHook(result: HookResult, c: Context<AppEnv>): Promise<void> {
   if (result.success) return;
-  const errors = fieldErrors(result.error);
+  await refuseInput(c, validationProblem(result.error, result.target));
+}
+
+/** The problem of a failed validation, by where the bad input was. */
+function validationProblem(error: z.ZodError, target: string): ApiError | RouteMissError {
+  const errors = fieldErrors(error);
   const count = `${errors.length} problem${errors.length === 1 ? '' : 's'}`;
-  switch (result.target) {
+  switch (target) {
     case 'json':
-      throw new ApiError('validation_failed', `The request body has ${count}; see errors`, { errors });
+      return new ApiError('validation_failed', `The request body has ${count}; see errors`, { errors });
     case 'query':
-      throw new ApiError('invalid_query', `The query string has ${count}; see errors`, { errors });
+      return new ApiError('invalid_query', `The query string has ${count}; see errors`, { errors });
     case 'header':
-      throw new ApiError('invalid_header', `A request header has ${count}; see errors`, { errors });
+      return new ApiError('invalid_header', `A request header has ${count}; see errors`, { errors });
     default:
       // A path parameter that cannot be valid means the path names nothing here (404, or 405 when
       // the path is another route's: the app's error handler decides, with the route table).
-      throw new RouteMissError();
+      return new RouteMissError();
   }
 }

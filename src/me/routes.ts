@@ -1,5 +1,6 @@
 // GET /me — who the API key belongs to; the quickest check that a key works.
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import * as z from 'zod';
+import { createRoute, OpenAPIHono } from '../http/zod-openapi-runtime.ts';
 import { ACCOUNT_NAME_MAX, EMAIL_MAX } from '../admin/schema.ts';
 import { apiKey } from '../auth/bearer.ts';
 import type { AppEnv } from '../env.ts';

@@ -1,6 +1,7 @@
 // The response forms of a scenario's history (a revision, a page of them, a diff), each built in
 // one place, with the zod schemas that document them.
-import { z } from '@hono/zod-openapi';
+import * as z from 'zod';
+import '../http/zod-openapi-runtime.ts'; // gives schemas .openapi(), read only where the document is generated
 import type { RevisionRow } from '../db/revisions.ts';
 import { documented } from '../http/openapi.ts';
 import { idSchema, TimestampSchema } from '../http/scalars.ts';

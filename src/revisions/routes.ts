@@ -1,8 +1,9 @@
 // A scenario's history: list its revisions, view one, restore one, diff two. Mounted under
 // /scenarios beside the scenario routes; each route is defined (createRoute) right above its handler.
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import * as z from 'zod';
+import { createRoute, OpenAPIHono } from '../http/zod-openapi-runtime.ts';
 import { apiKey } from '../auth/bearer.ts';
-import { assertCanSignCharts, chartUrl } from '../chart/signing.ts';
+import { assertCanSignCharts, chartUrl } from '../scenarios/chart/signing.ts';
 import { readConfig, type AppEnv } from '../env.ts';
 import { conditionalHeader, etagFor, ifMatchVersions } from '../http/conditional.ts';
 import { documented, jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';

@@ -3,7 +3,8 @@
 // code that names no state, a year outside the range scenarios can have or a program outside the
 // spec's list is 400 invalid_query: such a filter can match nothing, and a typo that silently
 // answers an empty page is worse than a clear refusal (the body's rules refuse the same values).
-import { z } from '@hono/zod-openapi';
+import * as z from 'zod';
+import '../http/zod-openapi-runtime.ts'; // gives schemas .openapi(), read only where the document is generated
 import { parseRfc3339 } from '../http/timestamps.ts';
 import { PROGRAMS } from './schema.ts';
 import { findState, US_STATES } from './states.ts';

@@ -2,7 +2,8 @@
 // chart), each built in one place, with the zod schemas that document them in the OpenAPI document.
 // These are the newest API version's shapes: the older versions' are made from them by the version
 // change modules (src/versions/changes/), which no route or workflow knows of.
-import { z } from '@hono/zod-openapi';
+import * as z from 'zod';
+import '../http/zod-openapi-runtime.ts'; // gives schemas .openapi(), read only where the document is generated
 import type { Scenario } from '../db/schema.ts';
 import { documented } from '../http/openapi.ts';
 import { idSchema, int, TimestampSchema } from '../http/scalars.ts';

@@ -1,10 +1,11 @@
 // The scenario resource: list, view, create, save, delete. Each route is defined (createRoute)
 // right above its handler; the same zod schemas validate the request and document it.
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import * as z from 'zod';
+import { createRoute, OpenAPIHono } from '../http/zod-openapi-runtime.ts';
 import type { Context } from 'hono';
 import { apiKey } from '../auth/bearer.ts';
 import { sha256Hex } from '../auth/api-key.ts';
-import { assertCanSignCharts, chartUrl } from '../chart/signing.ts';
+import { assertCanSignCharts, chartUrl } from './chart/signing.ts';
 import { readConfig, type AppEnv } from '../env.ts';
 import { decodeStrictUtf8Json } from '../http/body.ts';
 import { routeChecks } from '../http/checks.ts';

@@ -1,6 +1,7 @@
 // The zod schemas of scenario data: they validate requests at the edge and, through
 // @hono/zod-openapi, are the OpenAPI description of the same bodies. One definition for both.
-import { z } from '@hono/zod-openapi';
+import * as z from 'zod';
+import '../http/zod-openapi-runtime.ts'; // gives schemas .openapi(), read only where the document is generated
 import { MAX_INT32 } from '../http/scalars.ts';
 import { findState } from './states.ts';
 

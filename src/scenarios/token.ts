@@ -1,6 +1,5 @@
 // Scenario tokens: 15 random digits, no leading zero, so they are exact as JSON numbers
 // (below 2^53) and the detail form can repeat them as a number.
-import { TOKEN_PATTERN } from './schema.ts';
 
 export function generateScenarioToken(): string {
   const bytes = new Uint8Array(32);
@@ -18,8 +17,4 @@ export function generateScenarioToken(): string {
     }
   }
   return token;
-}
-
-export function isScenarioToken(text: string): boolean {
-  return TOKEN_PATTERN.test(text);
 }

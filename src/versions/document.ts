@@ -1,7 +1,7 @@
 // The OpenAPI document of each version. The routes make the newest (scripts/lib/openapi-document.ts);
 // an older version's is the newest with the parts its later changes altered put back as they were
 // (each change's `<change>.document.ts`). The Worker keeps the newest document and, per older
-// version, only those parts (src/http/openapi-document.generated.ts), and applies them once per
+// version, only those parts (src/versions/openapi-document.generated.ts), and applies them once per
 // isolate when that version's document is first asked for.
 import type { DocumentPart } from './change.ts';
 

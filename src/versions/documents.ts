@@ -1,5 +1,5 @@
 // Each change's document parts (build time and tests only: the Worker gets them, per version,
-// through src/http/openapi-document.generated.ts).
+// through src/versions/openapi-document.generated.ts).
 import type { DocumentPart, VersionChange } from './change.ts';
 import misspeltCursor from './changes/misspelt-cursor.ts';
 import { DOCUMENT as misspeltCursorDocument } from './changes/misspelt-cursor.document.ts';

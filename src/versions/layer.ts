@@ -80,7 +80,7 @@ export const versionLayer: MiddlewareHandler<AppEnv> = async (c, next) => {
       throw error;
     }
   }
-  const version = () => requested ?? knownApiVersion(c.get('caller')?.accountApiVersion) ?? defaultVersion(c.env);
+  const version = () => requested ?? knownApiVersion(c.get('keyed')?.caller?.accountApiVersion) ?? defaultVersion(c.env);
 
   // Requests: an old form brought up to the newest (for a version that predates its change).
   let tentative: RequestChange[] | undefined;

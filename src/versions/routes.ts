@@ -1,6 +1,7 @@
 // GET /api_versions — the changelog, made from the version change modules themselves (./versions.ts),
 // so what a version changed is written once, where the change is. No key: it is public reference.
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import * as z from 'zod';
+import { createRoute, OpenAPIHono } from '../http/zod-openapi-runtime.ts';
 import type { AppEnv } from '../env.ts';
 import { documented, headers, jsonContent, problemResponses } from '../http/openapi.ts';
 import { noQueryParameters } from '../http/query.ts';

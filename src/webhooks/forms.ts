@@ -1,6 +1,7 @@
 // The webhook endpoint and delivery forms, each built in one place, with the zod schemas that
 // validate the create body and document the replies.
-import { z } from '@hono/zod-openapi';
+import * as z from 'zod';
+import '../http/zod-openapi-runtime.ts'; // gives schemas .openapi(), read only where the document is generated
 import { EVENT_TYPES, type WebhookDelivery, type WebhookEndpoint } from '../db/schema.ts';
 import { eventTypesOf } from '../db/webhooks.ts';
 import { EventIdSchema } from '../events/forms.ts';

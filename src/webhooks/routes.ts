@@ -1,7 +1,8 @@
 // Webhook endpoints: create (the secret shown once), list, view, delete, rotate the secret (the new
 // one shown once), enable, and an endpoint's delivery attempts. Every route needs a read_write key: endpoints are the account's integration
 // settings, and the deliveries list says where its events go.
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import * as z from 'zod';
+import { createRoute, OpenAPIHono } from '../http/zod-openapi-runtime.ts';
 import { apiKey } from '../auth/bearer.ts';
 import { EVENT_TYPES } from '../db/schema.ts';
 import { readConfig, type AppEnv } from '../env.ts';

@@ -2,7 +2,7 @@
 // request's keyed path (auth/keyed.ts; a read_write key for every route here), statements by name.
 // Nothing here knows HTTP, and the changes are written once for any caller that names its account
 // in SQL (db/webhooks.ts `endpointStatements`): the API's key here, the dashboard's session in
-// src/dashboard/workflows.ts, so both make, rotate and delete endpoints by the same rules.
+// dashboard/src/workflows.ts, so both make, rotate and delete endpoints by the same rules.
 //
 // Every change is safe to run again after D1 lost the reply of its committed batch (execute.ts
 // does exactly that): a create inserts under the endpoint id its request drew, and the row read

@@ -1,10 +1,10 @@
-// Dashboard test helpers: a browser-like client of the dashboard Worker (src/dashboard/index.ts),
+// Dashboard test helpers: a browser-like client of the dashboard Worker (dashboard/src/index.ts),
 // called with the tests' own env (the same D1 and webhook queue the API uses), so that "create a
 // key in the dashboard, call the API with it" is one test. The mail binding is replaced by a
 // mailbox the test reads; everything else is the real thing.
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import dashboard from '../../src/dashboard/index.ts';
+import dashboard from '../../dashboard/src/index.ts';
 import { BASE } from './api.ts';
 import { readDatabases } from '../../src/env.ts';
 import { wrapD1 } from './wrapped-d1.ts';

@@ -41,14 +41,6 @@ export class Placeholder {
   }
 }
 
-/** drizzle's value with an encoder (from its condition helpers); never made here, so never met. */
-export class Param {
-  readonly value: unknown;
-  constructor(value: unknown) {
-    this.value = value;
-  }
-}
-
 export class SQL {
   readonly queryChunks: unknown[];
   constructor(queryChunks: unknown[]) {
@@ -97,7 +89,6 @@ export function toQuery(query: SQL, escapeName: (name: string) => string): { sql
     } else if (chunk instanceof SQL) chunk.queryChunks.forEach(add);
     else if (isTable(chunk)) text += escapeName(chunk[TABLE_NAME]);
     else if (isColumn(chunk)) text += `${escapeName(chunk.table[TABLE_NAME])}.${escapeName(chunk.name)}`;
-    else if (chunk instanceof Param) throw new Error('drizzle-lite: a Param (a value with an encoder) is not supported; interpolate the value itself');
     else {
       // A Placeholder or a value: one parameter.
       text += '?';
@@ -106,12 +97,4 @@ export function toQuery(query: SQL, escapeName: (name: string) => string): { sql
   };
   add(query);
   return { sql: text, params };
-}
-
-export function fillPlaceholders(params: unknown[], values: Record<string, unknown>): unknown[] {
-  return params.map((param) => {
-    if (!(param instanceof Placeholder)) return param;
-    if (!(param.name in values)) throw new Error(`No value for placeholder "${param.name}" was provided`);
-    return values[param.name];
-  });
 }

@@ -2,7 +2,7 @@
 // list took `endding_before` and `ending_before` as one parameter (both at once only with the
 // same value).
 import { ApiError } from '../../http/problem.ts';
-import { MISSPELT_CURSOR, MISSPELT_CURSOR_HINT } from '../../http/pagination.ts';
+import { MISSPELT_CURSOR, MISSPELT_CURSOR_HINT } from '../../http/misspelt-cursor.ts';
 import { defineChange } from '../change.ts';
 
 export default defineChange({

@@ -4,7 +4,7 @@
 // scanners that fetch links do not use them up.
 import { Hono, type Context } from 'hono';
 import type { DashboardEnv } from '../env.ts';
-import { readDatabases } from '../../env.ts';
+import { readDatabases } from '../../../src/env.ts';
 import { formFields, sessionDb, signedInForm } from '../http.ts';
 import { addressKey, clearedSessionCookie, LINK_TTL_MS, sessionCookie } from '../session.ts';
 import { BASE, ErrorSummary, Field, Notice, Page, type Errors } from '../views.tsx';

@@ -2,7 +2,7 @@
 // after a grace) and revoke. Each change is the API's from its next request: the API reads the
 // same rows.
 import { Hono, type Context } from 'hono';
-import type { ApiKey } from '../../db/schema.ts';
+import type { ApiKey } from '../../../src/db/schema.ts';
 import type { DashboardEnv } from '../env.ts';
 import { sessionDatabase, sessionDb, signedInForm, toSignIn } from '../http.ts';
 import { formToken } from '../session.ts';

@@ -4,9 +4,9 @@
 // each older version the parts its later changes altered (src/versions/document.ts). Inflated by
 // the platform's DecompressionStream the first time a version is asked for, once per isolate.
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { applyParts } from '../versions/document.ts';
-import type { DocumentPart } from '../versions/change.ts';
-import { NEWEST_API_VERSION, type ApiVersion } from '../versions/names.ts';
+import { applyParts } from './document.ts';
+import type { DocumentPart } from './change.ts';
+import { NEWEST_API_VERSION, type ApiVersion } from './names.ts';
 import { DEFLATED_DOCUMENT, DEFLATED_PARTS } from './openapi-document.generated.ts';
 
 export type OpenAPIDocument = ReturnType<OpenAPIHono['getOpenAPI31Document']>;

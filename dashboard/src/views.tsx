@@ -2,7 +2,7 @@
 // times. Server-rendered with Hono's JSX; the only script is the copy button's (assets.ts).
 import { raw } from 'hono/html';
 import type { Child, FC } from 'hono/jsx';
-import { formatTimestamp } from '../http/timestamps.ts';
+import { formatTimestamp } from '../../src/http/timestamps.ts';
 import type { Me } from './workflows.ts';
 
 export const BASE = '/dashboard';

@@ -2,22 +2,23 @@
 // row head every batch, then the change (the API's own workflow where there is one:
 // webhooks/workflows.ts over the session's statements), its audit row, and what the page shows
 // after it, all by name. No Hono here.
-import { mintApiKey } from '../auth/issue-key.ts';
-import { toApiKey } from '../db/api-keys.ts';
-import * as q from '../db/dashboard.ts';
-import { idBase } from '../db/databases.ts';
-import { claimEmail, databaseOfEmail } from '../db/directory.ts';
-import type { DashboardAuditRow } from '../db/dashboard-schema.ts';
-import { toEvent } from '../db/events.ts';
-import { runBatch, type Batch, type BatchRows } from '../db/execute.ts';
-import { newChangeId } from '../db/receipts.ts';
-import type { ApiKey, Event, EventType, WebhookDelivery, WebhookEndpoint } from '../db/schema.ts';
-import type { RawRow, Session } from '../db/statement.ts';
-import { toWebhookDelivery, toWebhookEndpoint } from '../db/webhooks.ts';
-import { ApiError } from '../http/problem.ts';
-import type { KeyRing } from '../webhooks/secret-box.ts';
-import { endpointWorkflows, type Acting, type NewEndpoint } from '../webhooks/workflows.ts';
-import { SPEC_API_VERSION } from '../versions/names.ts';
+import { mintApiKey } from '../../src/auth/issue-key.ts';
+import { toApiKey } from '../../src/db/api-keys.ts';
+import * as q from './db/statements.ts';
+import { idBase } from '../../src/db/databases.ts';
+import { claimEmail, databaseOfEmail } from '../../src/db/directory.ts';
+import { dashboardAudit, type DashboardAuditRow } from './db/schema.ts';
+import { toEvent } from '../../src/db/events.ts';
+import { runBatch, type Batch, type BatchRows } from '../../src/db/execute.ts';
+import { newChangeId } from '../../src/db/receipts.ts';
+import type { ApiKey, Event, EventType, WebhookDelivery, WebhookEndpoint } from '../../src/db/schema.ts';
+import type { RawRow, Session } from '../../src/db/statement.ts';
+import { rowReader } from '../../src/db/rows.ts';
+import { toWebhookDelivery, toWebhookEndpoint } from '../../src/db/webhooks.ts';
+import { ApiError } from '../../src/http/problem.ts';
+import type { KeyRing } from '../../src/webhooks/secret-box.ts';
+import { endpointWorkflows, type Acting, type NewEndpoint } from '../../src/webhooks/workflows.ts';
+import { SPEC_API_VERSION } from '../../src/versions/names.ts';
 import type { Client } from './env.ts';
 import { databaseOfSecret, hashSecret, LINK_TTL_MS, MAX_LIVE_LINKS, newSecretOn, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from './session.ts';
 
@@ -45,6 +46,7 @@ export class SignedOutError extends Error {
   }
 }
 
+/** A join (the session's member and account, under names of its own): read by hand, as its own shape. */
 function toMe(row: RawRow | undefined): Me | null {
   if (!row) return null;
   return {
@@ -72,7 +74,7 @@ type PageReads = (check: SessionRef) => Batch;
 /**
  * A signed-in request's runner: an `Acting` (webhooks/workflows.ts) whose batch is headed by the
  * session's touch and row, and followed by the change's audit row (written only if the change
- * changed something: db/dashboard.ts `auditChange`) and the page's own reads. `me` and `page`
+ * changed something: dashboard/src/db/statements.ts `auditChange`) and the page's own reads. `me` and `page`
  * hold what the batch read, once it ran, even when the workflow then refuses (an unknown endpoint).
  */
 class SignedIn<P extends PageReads> implements Acting<SessionRef> {
@@ -474,19 +476,7 @@ export async function auditPage(session: Session, ref: SessionRef, before: numbe
   return { me, entries: entries.slice(0, AUDIT_PER_PAGE), more: entries.length > AUDIT_PER_PAGE };
 }
 
-function toAuditRow(row: RawRow): DashboardAuditRow {
-  return {
-    seq: row.seq as number,
-    id: row.id as string,
-    accountId: row.account_id as number,
-    actor: row.actor as string,
-    action: row.action as string,
-    target: row.target as string | null,
-    address: row.address as string | null,
-    userAgent: row.user_agent as string | null,
-    createdAt: row.created_at as number,
-  };
-}
+const toAuditRow = rowReader(dashboardAudit);
 
 /** The daily clean-up: audit rows past a year, links a day past expiry, ended sessions. */
 export async function prune(session: Session, now: number): Promise<void> {

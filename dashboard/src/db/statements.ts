@@ -1,15 +1,15 @@
-// The Developers section's statements (src/dashboard/). Like the API's statements name their
+// The Developers section's statements (dashboard/src/). Like the API's statements name their
 // account through the request's key, these name it through the request's session
 // (`accountOfSession`): a page's statements and its session check travel in one batch, and none
 // of them reads or changes anything for a session that is unknown, signed out or expired. Keys and
 // webhook endpoints are changed with the API's own statements (`insertKeyFrom`, `rollStatements`,
 // `endpointStatements`), given the session as their owner.
 import { sql, type SQL } from 'drizzle-orm/sql/sql';
-import { insertKeyFrom, rollStatements } from './api-keys.ts';
-import { endpointStatements } from './webhooks.ts';
-import { dashboardAudit, dashboardSessions, dashboardSignInLinks } from './dashboard-schema.ts';
-import { accounts, apiKeys, events, webhookEndpoints } from './schema.ts';
-import { statement } from './statement.ts';
+import { insertKeyFrom, rollStatements } from '../../../src/db/api-keys.ts';
+import { endpointStatements } from '../../../src/db/webhooks.ts';
+import { dashboardAudit, dashboardSessions, dashboardSignInLinks } from './schema.ts';
+import { accounts, apiKeys, events, webhookEndpoints } from '../../../src/db/schema.ts';
+import { statement } from '../../../src/db/statement.ts';
 
 const p = sql.placeholder;
 
@@ -106,7 +106,7 @@ const linkUsedBySession = () =>
 /**
  * With DASHBOARD_SIGNUP "open": the account of a new address, named after its local part. Its id
  * names the link's database as db/accounts.ts `insertAccount`'s do; the sign-in request claimed the
- * address for this database in the directory (src/dashboard/workflows.ts).
+ * address for this database in the directory (dashboard/src/workflows.ts).
  */
 export const createAccountFromLink = statement<LinkUse>(
   () => sql`insert into ${accounts} (id, name, email, created_at, api_version)

@@ -1,16 +1,17 @@
 // GET /scenarios/{token}/chart.svg?exp=&sig= — the chart behind chart_img. No API key: the signed
 // URL is the credential, and it names the account, so the lookup stays account-scoped.
-import { databaseOfId } from '../db/databases.ts';
-import { useDatabase } from '../http/middleware.ts';
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
-import { findScenarioOfAccount } from '../db/scenarios.ts';
-import type { AppEnv } from '../env.ts';
-import { documented, headers, problemResponses } from '../http/openapi.ts';
-import { ApiError } from '../http/problem.ts';
-import { validationHook } from '../http/validation.ts';
-import type { StoredScenarioData } from '../scenarios/data.ts';
-import { ScenarioToken } from '../scenarios/params.ts';
-import { findState } from '../scenarios/states.ts';
+import { databaseOfId } from '../../db/databases.ts';
+import { useDatabase } from '../../http/middleware.ts';
+import * as z from 'zod';
+import { createRoute, OpenAPIHono } from '../../http/zod-openapi-runtime.ts';
+import { findScenarioOfAccount } from '../../db/scenarios.ts';
+import type { AppEnv } from '../../env.ts';
+import { documented, headers, problemResponses } from '../../http/openapi.ts';
+import { ApiError } from '../../http/problem.ts';
+import { validationHook } from '../../http/validation.ts';
+import type { StoredScenarioData } from '../data.ts';
+import { ScenarioToken } from '../params.ts';
+import { findState } from '../states.ts';
 import { renderScenarioChart } from './render.ts';
 import { verifyChartSignature } from './signing.ts';
 

@@ -4,9 +4,9 @@
 // The key is CHART_SIGNING_KEY and nothing else: a key derived from another secret (the admin
 // token) would let anyone holding one chart URL test guesses of that secret offline.
 import type { Context } from 'hono';
-import { readConfig, type AppEnv, type Bindings } from '../env.ts';
-import { requestOrigin } from '../http/request.ts';
-import { ApiError } from '../http/problem.ts';
+import { readConfig, type AppEnv, type Bindings } from '../../env.ts';
+import { requestOrigin } from '../../http/request.ts';
+import { ApiError } from '../../http/problem.ts';
 
 const encoder = new TextEncoder();
 const keyCache = new Map<string, Promise<CryptoKey>>();
@@ -80,7 +80,9 @@ export async function signChartUrl(env: Bindings, origin: string, accountId: num
 
 /** chart_img of the caller's scenario, signed for the request's origin (view, create, save, restore). */
 export function chartUrl(c: Context<AppEnv>, token: string): Promise<string> {
-  return signChartUrl(c.env, requestOrigin(c), c.get('caller').accountId, token, c.get('keyed').key.now);
+  const keyed = c.get('keyed');
+  if (keyed.caller === null) throw new Error('chartUrl before the key was accepted');
+  return signChartUrl(c.env, requestOrigin(c), keyed.caller.accountId, token, keyed.key.now);
 }
 
 export type ChartSignatureCheck = { ok: true; accountId: number } | { ok: false; reason: string };

@@ -4,12 +4,12 @@
 // session's statements: the same URL rules, sealed secrets, limit and retry-safe writes. A resent
 // event goes on the API's webhook queue; the API Worker's consumer delivers it, signed.
 import { Hono, type Context } from 'hono';
-import { EVENT_TYPES, type EventType, type WebhookEndpoint } from '../../db/schema.ts';
-import { eventTypesOf } from '../../db/webhooks.ts';
-import { WEBHOOK_DESCRIPTION_MAX, WEBHOOK_ENDPOINTS_PER_ACCOUNT } from '../../webhooks/limits.ts';
-import { checkWebhookUrl } from '../../webhooks/url-rules.ts';
-import type { WebhookMessage } from '../../webhooks/queue.ts';
-import { keyRing } from '../../webhooks/secret-box.ts';
+import { EVENT_TYPES, type EventType, type WebhookEndpoint } from '../../../src/db/schema.ts';
+import { eventTypesOf } from '../../../src/db/webhooks.ts';
+import { WEBHOOK_DESCRIPTION_MAX, WEBHOOK_ENDPOINTS_PER_ACCOUNT } from '../../../src/webhooks/limits.ts';
+import { checkWebhookUrl } from '../../../src/webhooks/url-rules.ts';
+import type { WebhookMessage } from '../../../src/webhooks/queue.ts';
+import { keyRing } from '../../../src/webhooks/secret-box.ts';
 import type { DashboardEnv } from '../env.ts';
 import { sessionDatabase, sessionDb, signedInForm, toSignIn } from '../http.ts';
 import { formToken } from '../session.ts';

@@ -1,7 +1,7 @@
 // The dashboard Worker's bindings (dashboard/wrangler.toml), written out here rather than generated:
 // `wrangler types` writes one Env per project, and worker-configuration.d.ts is the API's. The vars
 // both Workers read go through the API's `readConfig` (src/env.ts), so each has one default.
-import { readConfig as readApiConfig, type Config } from '../env.ts';
+import { readConfig as readApiConfig, type Config } from '../../src/env.ts';
 
 export interface DashboardBindings {
   DB: D1Database;

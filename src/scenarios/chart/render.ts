@@ -1,6 +1,6 @@
 // SVG chart of a scenario's monthly income per adult, built as a plain string so it costs next to
 // nothing in a Worker and needs no DOM or library.
-import type { StoredScenarioData } from '../scenarios/data.ts';
+import type { StoredScenarioData } from '../data.ts';
 
 type StoredAdult = StoredScenarioData['adult'][number];
 

@@ -1,9 +1,12 @@
-// The package `@hono/zod-openapi` as the Worker bundle sees it (wrangler.toml [alias]; vitest.config.ts
-// too, so the tests run the same code): its request validation, without its OpenAPI document.
+// What the Worker runs in place of `@hono/zod-openapi`: its request validation, without its
+// OpenAPI document. Routes and schemas import this module by its own path, so the import says what
+// runs; where the document is generated (scripts/openapi-export.ts, under Node) and in the tests'
+// second run (vitest.config.ts, project "real-packages"), this path resolves to the real package
+// instead, which the validation and error tests then run through.
 //
-// The document is generated at build time from the very same route definitions, by the real
-// package under Node (`npm run openapi`: scripts/openapi-export.ts), and the Worker serves that
-// (src/http/openapi-document.ts). At run time nothing reads OpenAPI metadata, so here:
+// The document is generated at build time from the very same route definitions (`npm run
+// openapi`), and the Worker serves that (src/versions/openapi-document.ts). At run time nothing reads
+// OpenAPI metadata, so here:
 //  - a schema's `.openapi(...)` returns the schema itself (the real one clones it and records the
 //    metadata in a registry: some 30 % of building a schema, for every schema at isolate start);
 //  - `openAPIRegistry` only keeps the route definitions (src/http/routing.ts reads them for 404 and
@@ -11,20 +14,23 @@
 //  - `createRoute` returns its argument, and zod-to-openapi (31 KiB) is not in the bundle.
 // `.openapi(route, handler)` of OpenAPIHono builds the same validators, in the same order, as
 // @hono/zod-openapi 1.6.3's (dist/index.mjs), which is the reference for any change here.
+//
+// zod itself is the real package, imported as a namespace: the bundler keeps only the members used
+// (its message translations and JSON Schema tooling stay out of the bundle).
 import { zValidator } from '@hono/zod-validator';
 import { Hono, type Context, type MiddlewareHandler, type Next } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { mergePath } from 'hono/utils/url';
-import { z, ZodType } from 'zod';
+import * as z from 'zod';
+
+type ZodType = z.ZodType;
 
 function openapi(this: unknown) {
   return this;
 }
 // What src/http/openapi.ts's `documented` asks: no metadata is recorded, so no document will be made here.
 Object.defineProperty(openapi, Symbol.for('scenario-service.openapi.records-nothing'), { value: true });
-(ZodType.prototype as unknown as { openapi: typeof openapi }).openapi = openapi;
-
-export { z };
+(z.ZodType.prototype as unknown as { openapi: typeof openapi }).openapi = openapi;
 
 /** What routing and the tests read of a route (the real package's RouteConfig, loosely). */
 interface RouteConfig {
@@ -60,7 +66,8 @@ class RouteRecords {
   registerComponent(): void {}
 }
 
-export const createRoute = <R>(config: R): R => config;
+/** The route definition itself, typed as the real package's (so the app's type carries every route). */
+export const createRoute = (<R>(config: R): R => config) as unknown as typeof import('@hono/zod-openapi').createRoute;
 
 class RuntimeOpenAPIHono extends Hono {
   openAPIRegistry = new RouteRecords();

@@ -2,14 +2,14 @@
 // and "sign out everywhere"), and the audit log. Each page is one D1 round trip, its session check
 // included; an API version change answers with a redirect to the account page.
 import { Hono } from 'hono';
-import { EVENT_TYPES, type EventType } from '../../db/schema.ts';
+import { EVENT_TYPES, type EventType } from '../../../src/db/schema.ts';
 import type { DashboardEnv } from '../env.ts';
 import { sessionDb, signedInForm, toSignIn } from '../http.ts';
 import { formToken } from '../session.ts';
 import { BASE, Page, Table, Time, Token } from '../views.tsx';
 import { accountPage, API_VERSION_ROLLBACK_MS, auditPage, changeApiVersion, eventsPage, sessionRef, type AccountApiVersion } from '../workflows.ts';
-import { knownApiVersion } from '../../versions/names.ts';
-import { VERSIONS } from '../../versions/versions.ts';
+import { knownApiVersion } from '../../../src/versions/names.ts';
+import { VERSIONS } from '../../../src/versions/versions.ts';
 
 const ACTIONS: Record<string, string> = {
   signed_in: 'Signed in',

@@ -1,15 +1,15 @@
-// The Developers section's tables (src/dashboard/), beside schema.ts rather than in it: the API's
-// bundle loads schema.ts whole (behind its lazily loaded app, esbuild keeps every table a module
-// defines), and these are tables only the dashboard Worker reads. drizzle-kit reads both files
-// (drizzle.config.ts).
+// The dashboard Worker's own tables, beside its code rather than in the API's src/db/schema.ts:
+// the API's bundle loads that file whole (esbuild keeps every table a module defines), and these
+// are tables only the dashboard Worker reads. drizzle-kit reads both files (drizzle.config.ts);
+// the migrations in drizzle/ hold both, for every database.
 import { sql } from 'drizzle-orm/sql/sql';
 import { integer } from 'drizzle-orm/sqlite-core/columns/integer';
 import { text } from 'drizzle-orm/sqlite-core/columns/text';
 import { index, uniqueIndex } from 'drizzle-orm/sqlite-core/indexes';
 import { sqliteTable } from 'drizzle-orm/sqlite-core/table';
-import { accounts } from './schema.ts';
+import { accounts } from '../../../src/db/schema.ts';
 
-// The Developers section (src/dashboard/): its sign-in links, sessions and audit log. Links and
+// The Developers section (dashboard/src/): its sign-in links, sessions and audit log. Links and
 // sessions are stored only as the SHA-256 of what the user holds.
 
 // A sign-in link e-mailed to `email`: single use (`used_at`), valid until `expires_at` (15 minutes).

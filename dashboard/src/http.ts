@@ -3,7 +3,7 @@
 // wrong form token, each a 403). Middleware only adds to the context or refuses.
 import type { Context, MiddlewareHandler } from 'hono';
 import { STYLESHEET } from './assets.ts';
-import { readDatabases } from '../env.ts';
+import { readDatabases } from '../../src/env.ts';
 import { readConfig, type DashboardEnv } from './env.ts';
 import { databaseOfSecret, formToken, sameText, sessionIdFrom } from './session.ts';
 import { BASE } from './views.tsx';

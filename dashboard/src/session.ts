@@ -1,6 +1,6 @@
 // Sessions and sign-in links with Web Crypto: random ids (256 bits), stored only as their SHA-256,
 // and the form token of a session derived from its id. Why not a library: see docs/dashboard.md.
-import { sha256Hex } from '../auth/api-key.ts';
+import { sha256Hex } from '../../src/auth/api-key.ts';
 
 export const SESSION_COOKIE = '__Host-session';
 /** A session ends after 7 days without use, and 30 days after sign-in whatever happens. */
