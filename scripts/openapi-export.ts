@@ -10,7 +10,7 @@
 // prints the document's compact JSON (vitest.config.ts hands it to test/openapi-drift.test.ts).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { compactJson, generatedModule, generateOpenApiDocument, jsonOfGeneratedModule, olderDocuments } from './lib/openapi-document.ts';
-import { NEWEST_API_VERSION, SPEC_API_VERSION } from '../src/versions/names.ts';
+import { NEWEST_API_VERSION, SPEC_API_VERSION } from '../src/api-versions.ts';
 
 /** Where each version's document is committed: the specification's keeps the name it always had. */
 const documentFile = (version: string) => (version === SPEC_API_VERSION ? 'openapi/openapi.json' : `openapi/openapi.${version}.json`);

@@ -23,7 +23,7 @@ import { scenarioRoutes } from './scenarios/routes.ts';
 import { versionLayer } from './versions/layer.ts';
 import { versionRoutes } from './versions/routes.ts';
 import { API_VERSION_HEADER, invalidVersion } from './versions/layer.ts';
-import { knownApiVersion } from './versions/names.ts';
+import { knownApiVersion } from './api-versions.ts';
 import { readConfig } from './env.ts';
 import { ApiError } from './http/problem.ts';
 

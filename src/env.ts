@@ -6,7 +6,7 @@
 import { MAX_DATABASES } from './db/databases.ts';
 import type { Keyed } from './db/api-keys.ts';
 import type { Session } from './db/statement.ts';
-import { knownApiVersion, SPEC_API_VERSION, type ApiVersion } from './versions/names.ts';
+import { knownApiVersion, SPEC_API_VERSION, type ApiVersion } from './api-versions.ts';
 
 export interface Secrets {
   /**

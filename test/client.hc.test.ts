@@ -8,7 +8,7 @@ import { exports } from 'cloudflare:workers';
 import { hc, type InferRequestType } from 'hono/client';
 import { beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import type { AppType } from '../src/index.ts';
-import { NEWEST_API_VERSION } from '../src/versions/names.ts';
+import { NEWEST_API_VERSION } from '../src/api-versions.ts';
 import { BASE, createAccountWithKey } from './helpers/api.ts';
 
 /** A client that reaches the Worker through its own fetch, as a deployed client reaches it over HTTP. */

@@ -30,7 +30,7 @@ const SHARED_WITH_DASHBOARD = [
   'src/webhooks/secret-box.ts',
   'src/webhooks/url-rules.ts',
   'src/webhooks/workflows.ts',
-  'src/versions/names.ts',
+  'src/api-versions.ts',
   'src/versions/versions.ts',
   'src/versions/change.ts',
   'src/versions/changes/misspelt-cursor.ts',

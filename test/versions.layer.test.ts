@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { routeTable } from '../src/app.ts';
 import { VERSIONS } from '../src/versions/versions.ts';
 import { CHANGE_DOCUMENTS } from '../src/versions/documents.ts';
-import { API_VERSIONS, NEWEST_API_VERSION, SPEC_API_VERSION } from '../src/versions/names.ts';
+import { API_VERSIONS, NEWEST_API_VERSION, SPEC_API_VERSION } from '../src/api-versions.ts';
 import { admin, api, createAccountWithKey, dbOf, scenarioData } from './helpers/api.ts';
 import { expectProblem, freshAddress } from './helpers/contract.ts';
 import { faultyD1 } from './helpers/faulty-d1.ts';

@@ -18,7 +18,7 @@ import { toWebhookDelivery, toWebhookEndpoint } from '../../src/db/webhooks.ts';
 import { ApiError } from '../../src/http/problem.ts';
 import type { KeyRing } from '../../src/webhooks/secret-box.ts';
 import { endpointWorkflows, type Acting, type NewEndpoint } from '../../src/webhooks/workflows.ts';
-import { SPEC_API_VERSION } from '../../src/versions/names.ts';
+import { SPEC_API_VERSION } from '../../src/api-versions.ts';
 import type { Client } from './env.ts';
 import { databaseOfSecret, hashSecret, LINK_TTL_MS, MAX_LIVE_LINKS, newSecretOn, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from './session.ts';
 

@@ -7,7 +7,7 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import './real-zod-openapi.ts';
 import { applyParts } from '../../src/versions/document.ts';
-import { API_VERSIONS, NEWEST_API_VERSION, type ApiVersion } from '../../src/versions/names.ts';
+import { API_VERSIONS, NEWEST_API_VERSION, type ApiVersion } from '../../src/api-versions.ts';
 
 const { app, routeTable } = await import('../../src/app.ts');
 const { methodNotAllowedResponse } = await import('../../src/http/openapi.ts');

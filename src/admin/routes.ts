@@ -22,7 +22,7 @@ import { validationHook } from '../http/validation.ts';
 import { ACCOUNT_NAME_MAX, CreateAccountBody, CreateKeyBody, EMAIL_MAX, KEY_NAME_MAX, RollKeyBody, SetApiVersionBody } from './schema.ts';
 import { setAccountApiVersion } from '../db/accounts.ts';
 import type { Account } from '../db/schema.ts';
-import { API_VERSIONS } from '../versions/names.ts';
+import { API_VERSIONS } from '../api-versions.ts';
 
 const Timestamp = TimestampSchema;
 const IdParam = (name: string) =>

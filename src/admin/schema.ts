@@ -4,7 +4,7 @@ import * as z from 'zod';
 import '../http/zod-openapi-runtime.ts'; // gives schemas .openapi(), read only where the document is generated
 import { int } from '../http/scalars.ts';
 import { parseRfc3339 } from '../http/timestamps.ts';
-import { API_VERSIONS } from '../versions/names.ts';
+import { API_VERSIONS } from '../api-versions.ts';
 
 export const ACCOUNT_NAME_MAX = 200;
 export const EMAIL_MAX = 254;

@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm/sql/sql';
 import { idBase } from './databases.ts';
 import { runBatch, runOne } from './execute.ts';
 import { newChangeId } from './receipts.ts';
-import { SPEC_API_VERSION } from '../versions/names.ts';
+import { SPEC_API_VERSION } from '../api-versions.ts';
 import { accounts, type Account } from './schema.ts';
 import { statement, type Session } from './statement.ts';
 import { rowReader } from './rows.ts';

@@ -3,7 +3,7 @@
 // `?api_version=` picks the version the page shows (links at its top; init.js reads it).
 import { Hono } from 'hono';
 import type { AppEnv } from '../env.ts';
-import { API_VERSIONS } from '../versions/names.ts';
+import { API_VERSIONS } from '../api-versions.ts';
 
 const PAGE = `<!doctype html>
 <html lang="en">

@@ -7,7 +7,7 @@ import type { AppEnv } from '../env.ts';
 import { documented, jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';
 import { noQueryParameters } from '../http/query.ts';
 import { validationHook } from '../http/validation.ts';
-import { API_VERSIONS, knownApiVersion, SPEC_API_VERSION } from '../versions/names.ts';
+import { API_VERSIONS, knownApiVersion, SPEC_API_VERSION } from '../api-versions.ts';
 
 const AccountSchema = documented(() =>
   z

@@ -7,7 +7,7 @@ import oneScenarioShape from './changes/one-scenario-shape.ts';
 import { DOCUMENT as oneScenarioShapeDocument } from './changes/one-scenario-shape.document.ts';
 import stringTokens from './changes/string-tokens.ts';
 import { DOCUMENT as stringTokensDocument } from './changes/string-tokens.document.ts';
-import type { ApiVersion } from './names.ts';
+import type { ApiVersion } from '../api-versions.ts';
 import { VERSIONS } from './versions.ts';
 
 export const CHANGE_DOCUMENTS = new Map<VersionChange, readonly DocumentPart[]>([

@@ -14,7 +14,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.ts';
 import { ApiError } from '../http/problem.ts';
 import type { Operation, ReplyTransform, RequestChange } from './change.ts';
-import { API_VERSIONS, knownApiVersion, NEWEST_API_VERSION, SPEC_API_VERSION, type ApiVersion } from './names.ts';
+import { API_VERSIONS, knownApiVersion, NEWEST_API_VERSION, SPEC_API_VERSION, type ApiVersion } from '../api-versions.ts';
 import { VERSIONS } from './versions.ts';
 
 /** What serving one version takes, worked out once per isolate. */

@@ -6,7 +6,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { applyParts } from './document.ts';
 import type { DocumentPart } from './change.ts';
-import { NEWEST_API_VERSION, type ApiVersion } from './names.ts';
+import { NEWEST_API_VERSION, type ApiVersion } from '../api-versions.ts';
 import { DEFLATED_DOCUMENT, DEFLATED_PARTS } from './openapi-document.generated.ts';
 
 export type OpenAPIDocument = ReturnType<OpenAPIHono['getOpenAPI31Document']>;

@@ -6,7 +6,7 @@ import type { AppEnv } from '../env.ts';
 import { documented, headers, jsonContent, problemResponses } from '../http/openapi.ts';
 import { noQueryParameters } from '../http/query.ts';
 import { validationHook } from '../http/validation.ts';
-import { API_VERSIONS } from './names.ts';
+import { API_VERSIONS } from '../api-versions.ts';
 import { VERSIONS } from './versions.ts';
 
 const ChangelogSchema = documented(() =>

@@ -5,7 +5,7 @@ import type { VersionChange } from './change.ts';
 import misspeltCursor from './changes/misspelt-cursor.ts';
 import oneScenarioShape from './changes/one-scenario-shape.ts';
 import stringTokens from './changes/string-tokens.ts';
-import { API_VERSIONS, type ApiVersion } from './names.ts';
+import { API_VERSIONS, type ApiVersion } from '../api-versions.ts';
 
 export interface Version {
   version: ApiVersion;

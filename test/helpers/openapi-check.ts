@@ -14,7 +14,7 @@ import { Validator, type Schema } from '@cfworker/json-schema';
 import { openApiDocument, routeTable } from '../../src/app.ts';
 import { routesAt, type RouteTemplate } from '../../src/http/routing.ts';
 import { PROBLEM_STATUS } from '../../src/http/problem.ts';
-import { API_VERSIONS, knownApiVersion, type ApiVersion } from '../../src/versions/names.ts';
+import { API_VERSIONS, knownApiVersion, type ApiVersion } from '../../src/api-versions.ts';
 
 type JsonObject = { [key: string]: unknown };
 

@@ -8,7 +8,7 @@ import { sessionDb, signedInForm, toSignIn } from '../http.ts';
 import { formToken } from '../session.ts';
 import { BASE, Page, Table, Time, Token } from '../views.tsx';
 import { accountPage, API_VERSION_ROLLBACK_MS, auditPage, changeApiVersion, eventsPage, sessionRef, type AccountApiVersion } from '../workflows.ts';
-import { knownApiVersion } from '../../../src/versions/names.ts';
+import { knownApiVersion } from '../../../src/api-versions.ts';
 import { VERSIONS } from '../../../src/versions/versions.ts';
 
 const ACTIONS: Record<string, string> = {

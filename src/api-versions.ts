@@ -1,6 +1,6 @@
 // The API's versions by name, newest first. A leaf module (it imports nothing), so that the
 // configuration, the database code and the version layer can all read it without an import cycle.
-// What each version changed is in ./versions.ts, built from the change modules of ./changes/.
+// What each version changed is in versions/versions.ts, built from the change modules of versions/changes/.
 
 /** Every version the service serves, newest first. */
 export const API_VERSIONS = ['2026-12-01', '2026-11-21'] as const;
