@@ -69,7 +69,7 @@ function defaultVersion(env: AppEnv['Bindings']): ApiVersion {
   return knownApiVersion(env.DEFAULT_API_VERSION) ?? SPEC_API_VERSION;
 }
 
-export const versionLayer: MiddlewareHandler<AppEnv> = async (c, next) => {
+export const versionLayer: MiddlewareHandler<AppEnv> = (c, next) => {
   const sent = c.req.raw.headers.get(API_VERSION_HEADER);
   let requested: ApiVersion | undefined;
   if (sent !== null) {
@@ -84,7 +84,7 @@ export const versionLayer: MiddlewareHandler<AppEnv> = async (c, next) => {
 
   // Requests: an old form brought up to the newest (for a version that predates its change).
   let tentative: RequestChange[] | undefined;
-  if (REQUEST_CHANGES.length > 0 && c.req.url.includes('?')) {
+  if (REQUEST_CHANGES.length > 0 && requested !== NEWEST_API_VERSION && c.req.url.includes('?')) {
     const operation = routedOperation(c) as Operation | undefined;
     const url = new URL(c.req.url);
     const upgrades = requested === undefined ? undefined : PLANS.get(requested)!.upgrades;
@@ -100,23 +100,28 @@ export const versionLayer: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (upgraded) c.req.raw = new Request(url, c.req.raw);
   }
 
-  // Replies: the route's newest reply in the request's version, as the route hands it over.
-  const json = c.json;
-  c.json = ((object: unknown, ...rest: unknown[]) => {
-    const served = version();
-    if (tentative) {
-      const upgrades = PLANS.get(served)!.upgrades;
-      const refused = tentative.find((change) => !upgrades.has(change));
-      if (refused) throw refused.refusal();
-    }
-    if (served !== NEWEST_API_VERSION) {
-      const transforms = PLANS.get(served)!.replies.get(operationOf(c.req.method, c.req.routePath));
-      if (transforms) for (const transform of transforms) object = transform(object);
-    }
-    return (json as (...args: unknown[]) => Response)(object, ...rest);
-  }) as typeof c.json;
+  // Replies: the route's newest reply in the request's version, as the route hands it over. A
+  // request that asked for the newest by name needs nothing here.
+  if (requested !== NEWEST_API_VERSION) {
+    const json = c.json;
+    c.json = ((object: unknown, ...rest: unknown[]) => {
+      const served = version();
+      if (tentative) {
+        const upgrades = PLANS.get(served)!.upgrades;
+        const refused = tentative.find((change) => !upgrades.has(change));
+        if (refused) throw refused.refusal();
+      }
+      if (served !== NEWEST_API_VERSION) {
+        const transforms = PLANS.get(served)!.replies.get(operationOf(c.req.method, c.req.routePath));
+        if (transforms) for (const transform of transforms) object = transform(object);
+      }
+      return (json as (...args: unknown[]) => Response)(object, ...rest);
+    }) as typeof c.json;
+  }
 
-  await next();
   // A reply that renders a version of its own choosing (the OpenAPI document) names it itself.
-  if (!c.res.headers.has(API_VERSION_HEADER)) c.res.headers.set(API_VERSION_HEADER, version());
+  return next().then(() => {
+    const headers = c.res.headers;
+    if (!headers.has(API_VERSION_HEADER)) headers.set(API_VERSION_HEADER, version());
+  });
 };
