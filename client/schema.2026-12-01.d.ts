@@ -459,7 +459,7 @@ export interface paths {
         put?: never;
         /**
          * Roll an API key
-         * @description A new key with the same account, name, scope and expiry, returned in full this once; the old key keeps working for expires_in seconds (default 24 hours; 0 = it stops at once), then is refused. A revoked, expired or unknown key → 404.
+         * @description A new key with the same account, name and scope and no expiry (not the old key's, which may be an earlier roll's grace), returned in full this once; the old key keeps working for expires_in seconds (default 24 hours; 0 = it stops at once), then is refused. A revoked, expired or unknown key → 404.
          */
         post: operations["rollApiKey"];
         delete?: never;

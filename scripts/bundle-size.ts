@@ -21,9 +21,10 @@ const MAX_KIB = 320;
 /**
  * The dashboard Worker (dashboard/wrangler.toml), measured the same way: a Worker of its own, so
  * none of it is in the API's bundle above. 109.7 KiB measured on 2026-11-24 (its pages and
- * workflows 40, Hono with its JSX 31, the shared db modules 24) plus about 10 %.
+ * workflows 40, Hono with its JSX 31, the shared db modules 24); with members, roles,
+ * invitations and the forms' flash (140.5 on 2026-11-27), plus about 10 %.
  */
-const DASHBOARD_MAX_KIB = 120;
+const DASHBOARD_MAX_KIB = 160;
 
 /** Builds one Worker as `wrangler deploy` would and prints its size; false when it is over its cap or fails to build. */
 function measure(label: string, config: string, cap: number, capName: string): boolean {

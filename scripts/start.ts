@@ -269,7 +269,7 @@ Dashboard (Developers section): ${base}/dashboard
 
 The Workers' log lines follow (one JSON line per failed request). Ctrl-C stops the server.
 `);
-  watchSignInEmails(SIGN_IN_EMAILS, (to, link) => console.log(`Sign-in e-mail to ${to}: ${link}`));
+  watchSignInEmails(SIGN_IN_EMAILS, (to, link) => console.log(`${link.includes('/invitations/') ? 'Invitation' : 'Sign-in'} e-mail to ${to}: ${link}`));
 } else if (child.exitCode === null) {
   failed = true;
   output.dumpHeld();

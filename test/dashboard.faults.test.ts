@@ -6,8 +6,8 @@
 // key per roll, one endpoint per add, the secret shown being the one stored, one audit row each.
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, createAccount } from './helpers/api.ts';
-import { browser, dashboardFetch, requestLink, sessionCookieOf, shownKey, signIn, uniqueAddress } from './helpers/dashboard.ts';
+import { api, createAccount, dbOf, uniqueEmail } from './helpers/api.ts';
+import { browser, dashboardFetch, mailbox, requestLink, sessionCookieOf, shownKey, signIn, uniqueAddress } from './helpers/dashboard.ts';
 import { faultyD1, seededRandom } from './helpers/faulty-d1.ts';
 import { hookUrl } from './helpers/webhooks.ts';
 import { keyRing, openSecret } from '../src/webhooks/secret-box.ts';
@@ -91,6 +91,38 @@ describe(`dashboard writes, ${RUNS} times each, a quarter of round trips failing
       expect(rotated.status).toBe(200);
       expect(await stored()).toBe(secretOn(rotated.text));
       for (const action of ['webhook_endpoint.created', 'webhook_endpoint.secret_rotated']) expect(await audits(account.id, action), action).toBe(1);
+    }
+  });
+
+  it('invite, accept, role change and removal: one invitation, one member, one session, the role asked for, one audit row each', async () => {
+    for (let i = 0; i < RUNS; i++) {
+      const account = await createAccount();
+      const mail = mailbox();
+      const owner = await signIn(account.email, { mail });
+      const flaky = () => browser(owner.cookie, { mail, bindings: faulty() });
+      const email = uniqueEmail();
+      const invited = await flaky().post('/dashboard/members/invite', { email, role: 'viewer' });
+      expect(invited.status).toBe(200);
+      expect(invited.text).toContain(`Invitation sent to ${email}`);
+      const db = dbOf(account.id);
+      const n = async (sql: string) => (await db.prepare(sql).bind(account.id).first<{ n: number }>())!.n;
+      expect(await n('select count(*) as n from dashboard_invitations where account_id = ?')).toBe(1);
+      const token = mail.sent.filter((m) => m.to === email).at(-1)!.text.match(/token=([A-Za-z0-9_-]{43})/)![1]!;
+      const accepted = await dashboardFetch('POST', '/dashboard/invitations/accept', { form: { token }, address: uniqueAddress(), bindings: faulty() });
+      expect(accepted.status).toBe(303);
+      expect((await browser(sessionCookieOf(accepted)!).get('/dashboard/keys')).status).toBe(200);
+      expect(await n('select count(*) as n from dashboard_members where account_id = ?')).toBe(2);
+      const memberId = (await db.prepare('select id from dashboard_members where account_id = ? and role = ?').bind(account.id, 'viewer').first<{ id: number }>())!.id;
+      expect(await db.prepare('select count(*) as n from dashboard_sessions where member_id = ?').bind(memberId).first('n')).toBe(1);
+      const promoted = await flaky().post(`/dashboard/members/${memberId}/role`, { role: 'developer' });
+      expect(promoted.status).toBe(200);
+      expect(promoted.text).toContain('is now a developer');
+      const removed = await flaky().post(`/dashboard/members/${memberId}/remove`);
+      expect(removed.status).toBe(200);
+      expect(removed.text).toContain('The member is removed');
+      expect(await n('select count(*) as n from dashboard_members where account_id = ?')).toBe(1);
+      expect(await db.prepare('select count(*) as n from dashboard_sessions where member_id = ?').bind(memberId).first('n')).toBe(0);
+      for (const action of ['member.invited', 'member.joined', 'member.role_changed', 'member.removed']) expect(await audits(account.id, action), action).toBe(1);
     }
   });
 });

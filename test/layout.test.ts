@@ -28,6 +28,7 @@ const SHARED_WITH_DASHBOARD = [
   'src/webhooks/limits.ts',
   'src/webhooks/queue.ts',
   'src/webhooks/secret-box.ts',
+  'src/webhooks/signing.ts',
   'src/webhooks/url-rules.ts',
   'src/webhooks/workflows.ts',
   'src/api-versions.ts',

@@ -9,8 +9,8 @@ a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,.s
 .skip{position:absolute;left:-999px}.skip:focus{left:8px;top:8px;background:#fff;padding:8px;z-index:1}
 .top{display:flex;flex-wrap:wrap;justify-content:space-between;align-items:center;gap:8px;padding:12px 16px;background:#14213d;color:#fff}
 .brand{margin:0;font-weight:700}.brand span{font-weight:400;opacity:.9}
-.who{display:flex;flex-wrap:wrap;align-items:center;gap:8px;word-break:break-all}
-.who form{margin:0}.who .link{color:#fff}
+.who{display:flex;flex-wrap:wrap;align-items:center;gap:8px;overflow-wrap:anywhere}
+.who form{margin:0}.who .link{color:#fff}.who a.link{text-decoration:underline}
 nav ul{display:flex;flex-wrap:wrap;gap:4px 16px;margin:0;padding:8px 16px;list-style:none;background:#fff;border-bottom:1px solid #d0d7de}
 nav a{display:inline-block;padding:6px 0;text-decoration:none}
 nav a[aria-current=page]{font-weight:700;text-decoration:underline;color:#1b1f24}
@@ -35,15 +35,22 @@ button.link{background:none;border:0;padding:0;text-decoration:underline;color:#
 table{border-collapse:collapse;width:100%;background:#fff}
 th,td{text-align:left;padding:8px;border-bottom:1px solid #d0d7de;vertical-align:top}
 th{background:#eef1f4;white-space:nowrap}
-code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.95em;word-break:break-all}
+code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.95em;overflow-wrap:anywhere}
+td.token,td.token code{white-space:nowrap;word-break:normal}
+td time{white-space:nowrap}
+a.button{display:inline-block;font:inherit;padding:8px 14px;border-radius:4px;border:1px solid #0b4fb8;text-decoration:none;background:#fff;color:#0b57d0}
+a.button.danger{background:#b3261e;border-color:#8c1d18;color:#fff}
 .once{border:2px solid #1a7f37;background:#f0fff4;border-radius:8px;padding:12px 16px;margin:0 0 16px}
 .secret code{display:block;padding:8px;background:#fff;border:1px solid #d0d7de;border-radius:4px}
 .notice{border-left:4px solid #0b57d0;background:#fff;padding:8px 12px}
 .status-active{color:#1a7f37;font-weight:600}.status-ended{color:#57606a}
-dl{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px}dt{font-weight:600}dd{margin:0;word-break:break-all}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px}dt{font-weight:600}dd{margin:0;overflow-wrap:anywhere;min-width:0}
 meter{width:100%;max-width:32rem}
 @media (max-width:600px){main{padding:12px}th,td{padding:6px}}
 `;
+
+/** The dashboard's icon: a page that names one is never asked for /favicon.ico (the API's 404). */
+export const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#14213d"/><path d="M4 11h8M4 8h8M4 5h5" stroke="#fff" stroke-width="1.6"/></svg>`;
 
 export const SCRIPT = `document.addEventListener('click', function (event) {
   var button = event.target.closest && event.target.closest('button[data-copy]');

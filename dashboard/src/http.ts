@@ -5,6 +5,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { STYLESHEET } from './assets.ts';
 import { readDatabases } from '../../src/env.ts';
 import { readConfig, type DashboardEnv } from './env.ts';
+import { openFlash, sealFlash, type Flash } from './flash.ts';
 import { databaseOfSecret, formToken, sameText, sessionIdFrom } from './session.ts';
 import { BASE } from './views.tsx';
 
@@ -32,9 +33,9 @@ export const requestContext: MiddlewareHandler<DashboardEnv> = async (c, next) =
 };
 
 /** A refusal page (403). */
-function forbidden(c: Context<DashboardEnv>, why: string): Response {
+export function forbidden(c: Context<DashboardEnv>, why: string): Response {
   return c.html(
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Refused · Scenario Service dashboard</title><link rel="stylesheet" href="${BASE}/assets/dashboard.css"></head><body><main id="main"><h1>Refused</h1><p>${why}</p><p><a href="${BASE}">Back to the dashboard</a></p></main></body></html>`,
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Refused · Scenario Service dashboard</title><link rel="stylesheet" href="${BASE}/assets/dashboard.css"><link rel="icon" href="${BASE}/assets/favicon.svg" type="image/svg+xml"></head><body><main id="main"><h1>Refused</h1><p>${why}</p><p><a href="${BASE}">Back to the dashboard</a></p></main></body></html>`,
     403,
   );
 }
@@ -104,6 +105,20 @@ export function sessionDb(c: Context<DashboardEnv>): D1Database {
 export function sessionDatabase(c: Context<DashboardEnv>): number {
   const sessionId = c.get('sessionId');
   return sessionId === null ? 0 : databaseOfSecret(sessionId);
+}
+
+/** Seals a change's flash under the request's session (flash.ts): what the page after it shows once. */
+export const sealer = (sessionId: string) => (flash: Flash) => sealFlash(sessionId, flash);
+
+/** The flash a page's batch read (and cleared), opened under the request's session. */
+export const flashOf = (sessionId: string, sealed: string | null) => openFlash(sessionId, sealed);
+
+/**
+ * A change made: 303 to the page that shows it (its flash holds what it shows once), so a reload
+ * of that page asks for the page again and repeats nothing.
+ */
+export function changed(c: Context<DashboardEnv>, path: string): Response {
+  return c.redirect(`${BASE}${path}`, 303);
 }
 
 /** Where a request without a live session goes. */

@@ -11,6 +11,7 @@ const NAV = [
   ['keys', 'API keys'],
   ['webhooks', 'Webhooks'],
   ['events', 'Events'],
+  ['members', 'Members'],
   ['account', 'Account'],
   ['audit', 'Audit log'],
 ] as const;
@@ -33,6 +34,8 @@ export const Page: FC<{ title: string; me?: Me | null; token?: string; section?:
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · Scenario Service dashboard`}</title>
         <link rel="stylesheet" href={`${BASE}/assets/dashboard.css`} />
+        {/* Its own icon, so browsers do not ask the API for /favicon.ico (a 404) on every page. */}
+        <link rel="icon" href={`${BASE}/assets/favicon.svg`} type="image/svg+xml" />
         <script src={`${BASE}/assets/dashboard.js`} defer></script>
       </head>
       <body>
@@ -45,7 +48,12 @@ export const Page: FC<{ title: string; me?: Me | null; token?: string; section?:
           </p>
           {me && token ? (
             <div class="who">
-              <span>{me.email}</span>
+              <span>
+                {me.email}, {me.role} of <strong>{me.name}</strong>
+              </span>
+              <a href={`${BASE}/accounts`} class="link">
+                Switch account
+              </a>
               <form method="post" action={`${BASE}/sign-out`}>
                 <Token value={token} />
                 <button type="submit" class="link">
@@ -65,6 +73,9 @@ export const Page: FC<{ title: string; me?: Me | null; token?: string; section?:
                   </a>
                 </li>
               ))}
+              <li>
+                <a href="/docs">API reference</a>
+              </li>
             </ul>
           </nav>
         ) : null}

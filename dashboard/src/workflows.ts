@@ -6,8 +6,8 @@ import { mintApiKey } from '../../src/auth/issue-key.ts';
 import { toApiKey } from '../../src/db/api-keys.ts';
 import * as q from './db/statements.ts';
 import { idBase } from '../../src/db/databases.ts';
-import { claimEmail, databaseOfEmail } from '../../src/db/directory.ts';
-import { dashboardAudit, type DashboardAuditRow } from './db/schema.ts';
+import { claimEmail, claimEmailOn, databaseOfEmail } from '../../src/db/directory.ts';
+import { dashboardAudit, dashboardInvitations, dashboardMembers, type DashboardAuditRow, type DashboardInvitation, type DashboardMember } from './db/schema.ts';
 import { toEvent } from '../../src/db/events.ts';
 import { runBatch, type Batch, type BatchRows } from '../../src/db/execute.ts';
 import { newChangeId } from '../../src/db/receipts.ts';
@@ -17,25 +17,56 @@ import { rowReader } from '../../src/db/rows.ts';
 import { toWebhookDelivery, toWebhookEndpoint } from '../../src/db/webhooks.ts';
 import { ApiError } from '../../src/http/problem.ts';
 import type { KeyRing } from '../../src/webhooks/secret-box.ts';
+import { newEndpointId, newWebhookSecret } from '../../src/webhooks/signing.ts';
 import { endpointWorkflows, type Acting, type NewEndpoint } from '../../src/webhooks/workflows.ts';
 import { SPEC_API_VERSION } from '../../src/api-versions.ts';
 import type { Client } from './env.ts';
+import type { Flash } from './flash.ts';
+import { rolesFor, type Action, type Role } from './permissions.ts';
 import { databaseOfSecret, hashSecret, LINK_TTL_MS, MAX_LIVE_LINKS, newSecretOn, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from './session.ts';
 
 /** The signed-in account, as the session's row gives it. */
 export interface Me {
   accountId: number;
   name: string;
+  /** The account's own address (the one it was made with). */
+  accountEmail: string;
+  /** The member signed in: their id, address and role. */
+  memberId: number;
   email: string;
+  role: Role;
   accountCreatedAt: number;
   signedInAt: number;
+  /** What the last change left to show once, sealed (flash.ts); read (and marked read) by a page's batch. */
+  flash: string | null;
 }
 
 /** A request's session: the cookie's id hashed, and the time the request is judged at. */
 export type SessionRef = q.SessionCheck;
 
+const READ = rolesFor('read');
+
+/** A request's session, able to read every page (every role reads). */
 export async function sessionRef(sessionId: string, now = Date.now()): Promise<SessionRef> {
-  return { sid: await hashSecret(sessionId), now };
+  return { sid: await hashSecret(sessionId), now, roles: READ };
+}
+
+/**
+ * The session check of a change: the roles the permission table allows for `action` (permissions.ts),
+ * bound into every statement of the change, so a refused role's batch writes nothing.
+ */
+export function guard(ref: SessionRef, action: Action): SessionRef {
+  return { ...ref, roles: rolesFor(action) };
+}
+
+/** The member's role may not make this change (permissions.ts): nothing was changed; the app answers 403. */
+export class ForbiddenError extends Error {
+  readonly role: Role;
+  constructor(role: Role) {
+    super('Not allowed for this role');
+    this.name = 'ForbiddenError';
+    this.role = role;
+  }
 }
 
 /** The session is unknown, signed out or expired: nothing was read or changed; the app sends the browser to sign in. */
@@ -52,9 +83,13 @@ function toMe(row: RawRow | undefined): Me | null {
   return {
     accountId: row.account_id as number,
     name: row.name as string,
+    accountEmail: row.account_email as string,
+    memberId: row.member_id as number,
     email: row.email as string,
+    role: row.role as Role,
     accountCreatedAt: row.account_created_at as number,
     signedInAt: row.signed_in_at as number,
+    flash: null,
   };
 }
 
@@ -68,44 +103,65 @@ function auditValues(ref: SessionRef, client: Client, entry: AuditEntry): q.Audi
   return { ...ref, auditId: crypto.randomUUID(), ...entry, address: client.address, userAgent: client.userAgent };
 }
 
+/** A change's record: its audit row (the statement written after the change), and the flash it leaves (sealed). */
+export interface ChangeRecord {
+  /** Absent when the change's own statements hold its audit row (when it must precede the change). */
+  audit?: D1PreparedStatement;
+  auditId: string;
+  flash?: string | undefined;
+}
+
+/** The usual record: an audit row written when the change's last write changed a row (db/statements.ts `auditChange`). */
+function changeRecord(session: Session, values: q.AuditValues, flash?: string): ChangeRecord {
+  return { audit: q.auditChange(session, values), auditId: values.auditId, flash };
+}
+
 /** A page's statements: what it shows, read after the change in the same batch. */
 type PageReads = (check: SessionRef) => Batch;
 
 /**
  * A signed-in request's runner: an `Acting` (webhooks/workflows.ts) whose batch is headed by the
- * session's touch and row, and followed by the change's audit row (written only if the change
- * changed something: dashboard/src/db/statements.ts `auditChange`) and the page's own reads. `me` and `page`
- * hold what the batch read, once it ran, even when the workflow then refuses (an unknown endpoint).
+ * session's touch and row, and followed by the change's audit row and flash (written only if the
+ * change changed something) and the page's own reads. A page that changes nothing clears the flash
+ * it shows. `me` and `page` hold what the batch read, once it ran, even when the workflow then
+ * refuses (an unknown endpoint).
  */
 class SignedIn<P extends PageReads> implements Acting<SessionRef> {
   me: Me | null = null;
   page: BatchRows<ReturnType<P>> | null = null;
   readonly session: Session;
+  /** The change's session check (guarded by its roles); `readKey` is the pages' (every role). */
   readonly key: SessionRef;
+  private readonly readKey: SessionRef;
   private readonly reads: P;
-  private readonly audit: q.AuditValues | undefined;
+  private readonly change: ChangeRecord | undefined;
 
-  constructor(session: Session, key: SessionRef, reads: P, audit?: q.AuditValues) {
+  constructor(session: Session, key: SessionRef, reads: P, change?: ChangeRecord) {
     this.session = session;
     this.key = key;
+    this.readKey = { ...key, roles: READ };
     this.reads = reads;
-    this.audit = audit;
+    this.change = change;
   }
 
   // A bound function: the API's workflows take it apart (`{ session, key, run }`).
   run = async <B extends Batch>(statements: B): Promise<{ rows: BatchRows<B> }> => {
-    const { session, key } = this;
-    const page = this.reads(key);
+    const { session, key, readKey, change } = this;
+    const page = this.reads(readKey);
     const batch: Batch = {
-      '#touch': q.touchSession(session, { ...key, idleUntil: key.now + SESSION_IDLE_MS, staleBefore: key.now + SESSION_IDLE_MS - q.TOUCH_GRANULARITY_MS }),
-      '#me': q.sessionAccount(session, key),
+      '#touch': q.touchSession(session, { ...readKey, idleUntil: key.now + SESSION_IDLE_MS, staleBefore: key.now + SESSION_IDLE_MS - q.TOUCH_GRANULARITY_MS }),
+      '#me': q.sessionAccount(session, readKey),
       ...statements,
-      ...(this.audit ? { '#audit': q.auditChange(session, this.audit) } : {}),
+      ...(change?.audit ? { '#audit': change.audit } : {}),
+      ...(change?.flash ? { '#flash': q.setFlash(session, { ...key, flash: change.flash, auditId: change.auditId }) } : {}),
     };
     for (const [name, statement] of Object.entries(page)) batch[`#page.${name}`] = statement;
     const all = await runBatch(session, batch);
     this.me = toMe(all['#me']?.[0]);
     if (!this.me) throw new SignedOutError();
+    // Refused by the permission table: the change's statements, guarded by its roles, wrote nothing.
+    if (key.roles !== READ && !(JSON.parse(key.roles) as Role[]).includes(this.me.role)) throw new ForbiddenError(this.me.role);
+    this.me.flash = (all['#flash']?.[0]?.flash as string | null | undefined) ?? null;
     const rows: Record<string, RawRow[]> = {};
     const shown: Record<string, RawRow[]> = {};
     for (const [name, value] of Object.entries(all)) {
@@ -116,9 +172,10 @@ class SignedIn<P extends PageReads> implements Acting<SessionRef> {
     return { rows: rows as BatchRows<B> };
   };
 
-  /** What the page reads, for a request that changes nothing. */
+  /** What the page reads, for a request that changes nothing, with the flash it shows (marked read). */
   async read(): Promise<{ me: Me; page: BatchRows<ReturnType<P>> }> {
-    await this.run({});
+    const values = { ...this.readKey, readId: crypto.randomUUID() };
+    await this.run({ '#flash': q.flashToShow(this.session, values), '#markFlashRead': q.markFlashRead(this.session, values) });
     return { me: this.me!, page: this.page! };
   }
 }
@@ -192,16 +249,30 @@ export async function signIn(
     base: idBase(database),
     apiVersion: input.apiVersion ?? SPEC_API_VERSION,
   };
-  const ref = { sid, now: input.now };
+  const ref = { sid, now: input.now, roles: READ };
   const { me } = await runBatch(session, {
     use: q.useSignInLink(session, use),
     account: q.createAccountFromLink(session, use),
+    owner: q.firstOwnerFromLink(session, use),
     session: q.createSessionFromLink(session, use),
     audit: q.audit(session, auditValues(ref, input.client, { action: 'signed_in', target: null })),
     me: q.sessionAccount(session, ref),
   });
   const found = toMe(me[0]);
   return found ? { sessionId, me: found } : null;
+}
+
+/**
+ * What a sign-in link signs into, for its confirmation page (one round trip, on the database its
+ * token names): the address and the account's name (null: open sign-up makes the account), or
+ * null for a link that is unknown, used or expired. Reads only: the page's button signs in.
+ */
+export async function signInLinkTarget(databases: Session[], token: string, now: number): Promise<{ email: string; name: string | null } | null> {
+  const session = databases[databaseOfSecret(token)];
+  if (!session) return null;
+  const { link } = await runBatch(session, { link: q.signInLinkAccount(session, { tokenHash: await hashSecret(token), now }) });
+  const [row] = link;
+  return row ? { email: row.email as string, name: (row.name as string | null) ?? null } : null;
 }
 
 export async function signOut(session: Session, ref: SessionRef, client: Client): Promise<void> {
@@ -211,12 +282,12 @@ export async function signOut(session: Session, ref: SessionRef, client: Client)
   });
 }
 
-/** Ends every session of the account (this one too), and records it. */
+/** Ends every session of the signed-in member (this one too), and records it. */
 export async function signOutEverywhere(session: Session, ref: SessionRef, client: Client): Promise<Me> {
   const acting = new SignedIn(session, ref, () => ({}));
   await acting.run({
     audit: q.audit(session, auditValues(ref, client, { action: 'signed_out_everywhere', target: null })),
-    end: q.deleteAccountSessions(session, ref),
+    end: q.deleteMemberSessions(session, ref),
   });
   return acting.me!;
 }
@@ -228,16 +299,24 @@ export async function whoAmI(session: Session, ref: SessionRef): Promise<Me> {
 
 // Keys: the API's minting (auth/issue-key.ts) and its insert and roll statements, owned by the session.
 
+/** Seals what the page after a change shows once (flash.ts), under the request's session. */
+export type Seal = (flash: Flash) => Promise<string>;
+
+/** A key as the keys page shows it: with the member who made it in the dashboard (null: the admin API or CLI). */
+export type KeyRow = ApiKey & { createdBy: string | null };
+
+const toKeyRow = (row: RawRow): KeyRow => ({ ...toApiKey(row), createdBy: (row.created_by as string | null | undefined) ?? null });
+
 export interface KeysPage {
   me: Me;
-  keys: ApiKey[];
+  keys: KeyRow[];
 }
 
 const keyList = (session: Session) => (check: SessionRef) => ({ keys: q.keysOfSession(session, check) });
 
 export async function keysPage(session: Session, ref: SessionRef): Promise<KeysPage> {
   const { me, page } = await new SignedIn(session, ref, keyList(session)).read();
-  return { me, keys: page.keys.map(toApiKey) };
+  return { me, keys: page.keys.map(toKeyRow) };
 }
 
 export interface KeyInput {
@@ -248,43 +327,61 @@ export interface KeyInput {
   expiresAt: number | null;
 }
 
-/** A key issued to the session's account, minted as the admin API mints one: the full key, shown once. */
-export async function createKey(session: Session, ref: SessionRef, client: Client, input: KeyInput): Promise<KeysPage & { key: string | null }> {
+/**
+ * A key issued to the session's account, minted as the admin API mints one; the full key is left
+ * for the next page to show once. Whether it was stored.
+ */
+export async function createKey(session: Session, ref: SessionRef, client: Client, seal: Seal, input: KeyInput): Promise<KeysPage & { created: boolean }> {
+  ref = guard(ref, 'keys.create');
   const { key, ...minted } = await mintApiKey(input.database);
-  const audit = auditValues(ref, client, { action: 'key.created', target: `${input.name} (${minted.prefix}…${minted.lastFour})` });
-  const acting = new SignedIn(session, ref, keyList(session), audit);
   const values = { ...ref, ...minted, ...input, now: ref.now };
-  const { rows } = await acting.run({ insert: q.insertKeyOfSession(session, values), stored: q.keyByHashOfSession(session, values) });
-  return { me: acting.me!, keys: acting.page!.keys.map(toApiKey), key: rows.stored.length > 0 ? key : null };
+  const audit = { ...auditValues(ref, client, { action: 'key.created', target: null }), keyHash: minted.keyHash };
+  const change = { audit: q.auditKeyCreated(session, audit), auditId: audit.auditId, flash: await seal({ kind: 'key.created', key }) };
+  const acting = new SignedIn(session, ref, keyList(session), change);
+  const { rows } = await acting.run({
+    insert: q.insertKeyOfSession(session, values),
+    creator: q.recordKeyCreator(session, values),
+    stored: q.keyByHashOfSession(session, values),
+  });
+  return { me: acting.me!, keys: acting.page!.keys.map(toKeyRow), created: rows.stored.length > 0 };
 }
 
-/** A new key with the old one's name and scope; the old one stops working `graceMs` from now. */
+/**
+ * A new key with the old one's name and scope, and no expiry (a roll replaces a credential; the
+ * old key's expiry may be the grace of an earlier roll); the old one stops working `graceMs` from
+ * now, or at its own earlier expiry. Whether it was rolled.
+ */
 export async function rollKey(
   session: Session,
   ref: SessionRef,
   client: Client,
+  seal: Seal,
   input: { database: number; keyId: number; graceMs: number },
-): Promise<KeysPage & { key: string | null; rolled: ApiKey | null }> {
+): Promise<KeysPage & { rolled: boolean }> {
+  ref = guard(ref, 'keys.roll');
   const { key, ...minted } = await mintApiKey(input.database);
   const values = { ...ref, ...minted, keyId: input.keyId, graceUntil: ref.now + input.graceMs };
-  const target = `key ${input.keyId} → ${minted.prefix}…${minted.lastFour}, the old one expires ${new Date(values.graceUntil).toISOString()}`;
-  const acting = new SignedIn(session, ref, keyList(session), auditValues(ref, client, { action: 'key.rolled', target }));
+  const audit = { ...auditValues(ref, client, { action: 'key.rolled', target: null }), keyId: input.keyId, keyHash: minted.keyHash };
+  const change = { audit: q.auditKeyRolled(session, audit), auditId: audit.auditId, flash: await seal({ kind: 'key.rolled', key, from: input.keyId }) };
+  const acting = new SignedIn(session, ref, keyList(session), change);
   const { rows } = await acting.run({
     insert: q.rollKeyOfSession.insert(session, values),
     expireOld: q.rollKeyOfSession.expireOld(session, values),
+    creator: q.recordKeyCreator(session, values),
     rolled: q.keyByHashOfSession(session, values),
   });
-  const rolled = rows.rolled[0] ? toApiKey(rows.rolled[0]) : null;
-  return { me: acting.me!, keys: acting.page!.keys.map(toApiKey), key: rolled ? key : null, rolled };
+  return { me: acting.me!, keys: acting.page!.keys.map(toKeyRow), rolled: rows.rolled.length > 0 };
 }
 
-export async function revokeKey(session: Session, ref: SessionRef, client: Client, keyId: number): Promise<KeysPage & { revoked: ApiKey | null }> {
+export async function revokeKey(session: Session, ref: SessionRef, client: Client, seal: Seal, keyId: number): Promise<KeysPage & { revoked: boolean }> {
+  ref = guard(ref, 'keys.revoke');
   const values = { ...ref, keyId };
-  const acting = new SignedIn(session, ref, keyList(session), auditValues(ref, client, { action: 'key.revoked', target: `key ${keyId}` }));
+  const audit = { ...auditValues(ref, client, { action: 'key.revoked', target: null }), keyId };
+  const change = { audit: q.auditKeyRevoked(session, audit), auditId: audit.auditId, flash: await seal({ kind: 'key.revoked', keyId }) };
+  const acting = new SignedIn(session, ref, keyList(session), change);
   const { rows } = await acting.run({ revoke: q.revokeKeyOfSession(session, values), key: q.keyOfSession(session, values) });
   const [row] = rows.key;
-  const revoked = row && row.revoked_at !== null ? toApiKey(row) : null;
-  return { me: acting.me!, keys: acting.page!.keys.map(toApiKey), revoked };
+  return { me: acting.me!, keys: acting.page!.keys.map(toKeyRow), revoked: row !== undefined && row.revoked_at !== null };
 }
 
 // Webhook endpoints: the API's workflows, over the session's statements.
@@ -303,17 +400,24 @@ export async function webhooksPage(session: Session, ref: SessionRef): Promise<W
   return { me, endpoints: page.endpoints.map(toWebhookEndpoint) };
 }
 
-/** An endpoint made as the API makes one (canonical URL checked by the caller, secret sealed, the per-account limit). */
+/**
+ * An endpoint made as the API makes one (canonical URL checked by the caller, secret sealed, the
+ * per-account limit); its secret is left for the next page to show once. Its id, or the refusal.
+ */
 export async function createEndpoint(
   session: Session,
   ref: SessionRef,
   client: Client,
   ring: KeyRing,
+  seal: Seal,
   input: NewEndpoint,
-): Promise<WebhooksPage & { created: { endpoint: WebhookEndpoint; secret: string } | null; refused: ApiError | null }> {
-  const acting = new SignedIn(session, ref, endpointList(session), auditValues(ref, client, { action: 'webhook_endpoint.created', target: input.url }));
-  const { me, page, done, refused } = await attempt(acting, () => endpoints.createEndpoint(acting, ring, input));
-  return { me, endpoints: page.endpoints.map(toWebhookEndpoint), created: done, refused };
+): Promise<WebhooksPage & { created: string | null; refused: ApiError | null }> {
+  ref = guard(ref, 'webhooks.create');
+  const drawn = { endpointId: newEndpointId(), secret: newWebhookSecret() };
+  const audit = auditValues(ref, client, { action: 'webhook_endpoint.created', target: input.url });
+  const acting = new SignedIn(session, ref, endpointList(session), changeRecord(session, audit, await seal({ kind: 'endpoint.created', secret: drawn.secret, endpointId: drawn.endpointId })));
+  const { me, page, done, refused } = await attempt(acting, () => endpoints.createEndpoint(acting, ring, input, drawn));
+  return { me, endpoints: page.endpoints.map(toWebhookEndpoint), created: done ? done.endpoint.id : null, refused };
 }
 
 export interface EndpointPage {
@@ -339,17 +443,23 @@ export async function endpointPage(session: Session, ref: SessionRef, endpointId
   return toEndpointPage(me, page);
 }
 
-/** A new signing secret (shown once); the old one keeps signing for `expiresInSeconds`. */
+/** A new signing secret (left for the next page to show once); the old one keeps signing for `expiresInSeconds`. */
 export async function rotateSecret(
   session: Session,
   ref: SessionRef,
   client: Client,
   ring: KeyRing,
+  seal: Seal,
   input: { endpointId: string; expiresInSeconds: number },
-): Promise<EndpointPage & { rotated: { secret: string; previousExpiresAt: number | null } | null }> {
-  const acting = new SignedIn(session, ref, endpointView(session, input.endpointId), auditValues(ref, client, { action: 'webhook_endpoint.secret_rotated', target: input.endpointId }));
-  const { me, page, done } = await attempt(acting, () => endpoints.rotateEndpointSecret(acting, ring, input.endpointId, input.expiresInSeconds, newChangeId()));
-  return { ...toEndpointPage(me, page), rotated: done ? { secret: done.secret, previousExpiresAt: done.previousExpiresAt } : null };
+): Promise<EndpointPage & { rotated: boolean }> {
+  ref = guard(ref, 'webhooks.rotate');
+  const secret = newWebhookSecret();
+  const previousExpiresAt = input.expiresInSeconds === 0 ? null : ref.now + input.expiresInSeconds * 1000;
+  const audit = auditValues(ref, client, { action: 'webhook_endpoint.secret_rotated', target: input.endpointId });
+  const flash = await seal({ kind: 'endpoint.secret_rotated', secret, previousExpiresAt });
+  const acting = new SignedIn(session, ref, endpointView(session, input.endpointId), changeRecord(session, audit, flash));
+  const { me, page, done } = await attempt(acting, () => endpoints.rotateEndpointSecret(acting, ring, input.endpointId, input.expiresInSeconds, newChangeId(), secret));
+  return { ...toEndpointPage(me, page), rotated: done !== null };
 }
 
 /** Disabled: nothing is delivered to it; enabled: delivered to again, its failures counted afresh. */
@@ -357,40 +467,210 @@ export async function setEndpointStatus(
   session: Session,
   ref: SessionRef,
   client: Client,
+  seal: Seal,
   input: { endpointId: string; status: 'enabled' | 'disabled' },
 ): Promise<EndpointPage & { changed: boolean }> {
+  ref = guard(ref, 'webhooks.status');
   const action = input.status === 'enabled' ? 'webhook_endpoint.enabled' : 'webhook_endpoint.disabled';
-  const acting = new SignedIn(session, ref, endpointView(session, input.endpointId), auditValues(ref, client, { action, target: input.endpointId }));
+  const flash = await seal({ kind: input.status === 'enabled' ? 'endpoint.enabled' : 'endpoint.disabled' });
+  const acting = new SignedIn(session, ref, endpointView(session, input.endpointId), changeRecord(session, auditValues(ref, client, { action, target: input.endpointId }), flash));
   const change = input.status === 'enabled' ? endpoints.enableEndpoint : endpoints.disableEndpoint;
   const { me, page, done } = await attempt(acting, () => change(acting, input.endpointId));
   return { ...toEndpointPage(me, page), changed: done !== null };
 }
 
 /** Deletes the endpoint (its attempts go with it); whether there was one to delete. */
-export async function deleteEndpoint(session: Session, ref: SessionRef, client: Client, endpointId: string): Promise<WebhooksPage & { deleted: boolean }> {
-  const acting = new SignedIn(session, ref, endpointList(session), auditValues(ref, client, { action: 'webhook_endpoint.deleted', target: endpointId }));
+export async function deleteEndpoint(session: Session, ref: SessionRef, client: Client, seal: Seal, endpointId: string): Promise<WebhooksPage & { deleted: boolean }> {
+  ref = guard(ref, 'webhooks.delete');
+  const flash = await seal({ kind: 'endpoint.deleted', endpointId });
+  const acting = new SignedIn(session, ref, endpointList(session), changeRecord(session, auditValues(ref, client, { action: 'webhook_endpoint.deleted', target: endpointId }), flash));
   const { me, page, refused } = await attempt(acting, () => endpoints.deleteEndpoint(acting, endpointId, newChangeId()));
   return { me, endpoints: page.endpoints.map(toWebhookEndpoint), deleted: refused === null };
 }
 
 /**
  * Checks that the endpoint and the event are both the account's and records the resend; the
- * caller then queues it. Also the endpoint's page, to show after.
+ * caller then queues it. Also the endpoint's page, to show when it is refused.
  */
 export async function prepareResend(
   session: Session,
   ref: SessionRef,
   client: Client,
+  seal: Seal,
   input: { endpointId: string; eventId: string },
 ): Promise<EndpointPage & { event: Event | null }> {
-  const acting = new SignedIn(session, ref, endpointView(session, input.endpointId));
+  ref = guard(ref, 'webhooks.resend');
   const audit = { ...auditValues(ref, client, { action: 'webhook_delivery.resent', target: `${input.eventId} → ${input.endpointId}` }), ...input };
-  const { rows } = await acting.run({
-    event: q.eventOfSession(session, { ...ref, eventId: input.eventId }),
-    audit: q.auditResend(session, audit),
-  });
+  const flash = await seal({ kind: 'delivery.resent', eventId: input.eventId });
+  const acting = new SignedIn(session, ref, endpointView(session, input.endpointId), { audit: q.auditResend(session, audit), auditId: audit.auditId, flash });
+  const { rows } = await acting.run({ event: q.eventOfSession(session, { ...ref, eventId: input.eventId }) });
   return { ...toEndpointPage(acting.me!, acting.page!), event: rows.event[0] ? toEvent(rows.event[0]) : null };
 }
+
+// Members, invitations, switching between accounts.
+
+/** An invitation works once, within 7 days. */
+export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+/** Pending invitations one account may hold: a bound on the mail it can have sent. */
+export const MAX_PENDING_INVITATIONS = 20;
+
+export interface MembersPage {
+  me: Me;
+  members: DashboardMember[];
+  invitations: DashboardInvitation[];
+}
+
+const memberList = (session: Session) => (check: SessionRef) => ({
+  members: q.membersOfSession(session, check),
+  invitations: q.invitationsOfSession(session, check),
+});
+
+function toMembersPage(me: Me, page: { members: RawRow[]; invitations: RawRow[] }): MembersPage {
+  return { me, members: page.members.map(toMember), invitations: page.invitations.map(toInvitation) };
+}
+
+export async function membersPage(session: Session, ref: SessionRef): Promise<MembersPage> {
+  const { me, page } = await new SignedIn(session, ref, memberList(session)).read();
+  return toMembersPage(me, page);
+}
+
+/**
+ * An invitation of `email` as `role`, unless the address is already a member or the account holds
+ * the most pending invitations: its token to e-mail (named after the account's database, so its
+ * acceptance goes straight there), or null.
+ */
+export async function invite(
+  session: Session,
+  ref: SessionRef,
+  client: Client,
+  seal: Seal,
+  input: { database: number; email: string; role: Role },
+): Promise<MembersPage & { token: string | null }> {
+  ref = guard(ref, 'members.invite');
+  const token = newSecretOn(input.database);
+  const flash = await seal({ kind: 'member.invited', email: input.email });
+  const values = { ...ref, tokenHash: await hashSecret(token), email: input.email, role: input.role, expiresAt: ref.now + INVITATION_TTL_MS, maxPending: MAX_PENDING_INVITATIONS };
+  const audit = auditValues(ref, client, { action: 'member.invited', target: `${input.email} as ${input.role}` });
+  const acting = new SignedIn(session, ref, memberList(session), changeRecord(session, audit, flash));
+  const { rows } = await acting.run({ insert: q.insertInvitation(session, values), stored: q.invitationByHash(session, values) });
+  return { ...toMembersPage(acting.me!, acting.page!), token: rows.stored.length > 0 ? token : null };
+}
+
+export async function revokeInvitation(session: Session, ref: SessionRef, client: Client, seal: Seal, invitationRef: string): Promise<MembersPage> {
+  ref = guard(ref, 'members.revoke_invitation');
+  const audit = { ...auditValues(ref, client, { action: 'member.invitation_revoked', target: null }), ref: invitationRef };
+  const flash = await seal({ kind: 'invitation.revoked' });
+  const acting = new SignedIn(session, ref, memberList(session), { audit: q.auditInvitationRevoked(session, audit), auditId: audit.auditId, flash });
+  await acting.run({ revoke: q.revokeInvitation(session, audit) });
+  return toMembersPage(acting.me!, acting.page!);
+}
+
+/** A member's new role (the last owner keeps theirs): the member afterwards. */
+export async function changeMemberRole(
+  session: Session,
+  ref: SessionRef,
+  client: Client,
+  seal: Seal,
+  input: { memberId: number; role: Role },
+): Promise<MembersPage & { member: DashboardMember | null }> {
+  ref = guard(ref, 'members.role');
+  const values = { ...ref, memberId: input.memberId, role: input.role };
+  const audit = { ...auditValues(ref, client, { action: 'member.role_changed', target: null }), memberId: input.memberId };
+  const flash = await seal({ kind: 'member.role_changed', memberId: input.memberId });
+  const acting = new SignedIn(session, ref, memberList(session), { audit: q.auditMember(session, audit), auditId: audit.auditId, flash });
+  await acting.run({ change: q.changeRole(session, values) });
+  const page = toMembersPage(acting.me!, acting.page!);
+  return { ...page, member: page.members.find((m) => m.id === input.memberId) ?? null };
+}
+
+/**
+ * Removes a member (with `leaving`, the signed-in member themselves) and ends their sessions at
+ * once; the last owner stays. Whether they are gone.
+ */
+export async function removeMember(
+  session: Session,
+  ref: SessionRef,
+  client: Client,
+  seal: Seal,
+  input: { memberId: number; leaving: boolean },
+): Promise<MembersPage & { removed: boolean }> {
+  ref = guard(ref, input.leaving ? 'members.leave' : 'members.remove');
+  const selfOnly = input.leaving ? 1 : 0;
+  const values = { ...ref, memberId: input.memberId, selfOnly };
+  const audit = { ...auditValues(ref, client, { action: input.leaving ? 'member.left' : 'member.removed', target: null }), memberId: input.memberId, selfOnly };
+  const flash = await seal({ kind: 'member.removed' });
+  // The audit row goes first: it names the member from their row, under the removal's own condition.
+  const acting = new SignedIn(session, ref, memberList(session), { auditId: audit.auditId, flash });
+  await acting.run({
+    audit: q.auditMemberRemoval(session, audit),
+    remove: q.removeMember(session, values),
+    sessions: q.removeMemberSessions(session, values),
+  });
+  const page = toMembersPage(acting.me!, acting.page!);
+  return { ...page, removed: !page.members.some((m) => m.id === input.memberId) };
+}
+
+/** Moves the session to another of the person's accounts (same e-mail, same database). */
+export async function switchAccount(session: Session, ref: SessionRef, client: Client, memberId: number): Promise<Me> {
+  ref = guard(ref, 'account.switch');
+  const audit = auditValues(ref, client, { action: 'account.switched_to', target: null });
+  // Recorded in the account switched to (the session's account after the switch), naming it.
+  const acting = new SignedIn(session, ref, () => ({}));
+  await acting.run({
+    switch: q.switchMembership(session, { ...ref, memberId }),
+    audit: q.auditSwitch(session, audit),
+  });
+  return acting.me!;
+}
+
+export async function membershipsOf(session: Session, ref: SessionRef): Promise<{ me: Me; list: Array<{ memberId: number; role: Role; name: string; accountId: number }> }> {
+  const { me, page } = await new SignedIn(session, ref, (check) => ({ list: q.membershipsOfSession(session, check) })).read();
+  return { me, list: page.list.map((row) => ({ memberId: row.member_id as number, role: row.role as Role, name: row.name as string, accountId: row.account_id as number })) };
+}
+
+/** What an invitation link offers (its page names the account, the role and who invited), or null when it is no longer live. */
+export async function invitationOffer(databases: Session[], token: string, now: number): Promise<{ email: string; role: Role; invitedBy: string; name: string } | null> {
+  const session = databases[databaseOfSecret(token)];
+  if (!session) return null;
+  const { offer } = await runBatch(session, { offer: q.invitationOffer(session, { tokenHash: await hashSecret(token), now }) });
+  const [row] = offer;
+  return row ? { email: row.email as string, role: row.role as Role, invitedBy: row.invited_by as string, name: row.name as string } : null;
+}
+
+/**
+ * Accepts an invitation: marks it used, makes the member (a person already a member keeps their
+ * role), signs them in as that member and records it, in one batch on the database its token
+ * names. Before it, the address is claimed in the directory for that database (when it has no
+ * entry yet), so the e-mailed sign-in finds the member later: two round trips, as asking for a
+ * sign-in link takes. The new session, or null for an invitation that is unknown, used, revoked
+ * or expired.
+ */
+export async function acceptInvitation(databases: Session[], input: { token: string; now: number; client: Client }): Promise<{ sessionId: string; me: Me } | null> {
+  const database = databaseOfSecret(input.token);
+  const session = databases[database];
+  if (!session) return null;
+  const sessionId = newSecretOn(database);
+  const sid = await hashSecret(sessionId);
+  const use: q.InvitationUse = { tokenHash: await hashSecret(input.token), sid, now: input.now, idleUntil: input.now + SESSION_IDLE_MS, expiresAt: input.now + SESSION_ABSOLUTE_MS };
+  const ref = { sid, now: input.now, roles: READ };
+  const { me } = await runBatch(session, {
+    use: q.useInvitation(session, use),
+    member: q.memberFromInvitation(session, use),
+    ownAccount: q.firstOwnerFromInvitation(session, use),
+    session: q.sessionFromInvitation(session, use),
+    audit: q.audit(session, auditValues(ref, input.client, { action: 'member.joined', target: null })),
+    me: q.sessionAccount(session, ref),
+  });
+  const found = toMe(me[0]);
+  if (!found) return null;
+  // The directory names this database for the address (unless it names one already), so the
+  // e-mailed sign-in finds the new member: a second round trip, as asking for a link takes.
+  await claimEmailOn(databases[0]!, { email: found.email, database, changeId: newChangeId(), now: input.now });
+  return { sessionId, me: found };
+}
+
+const toMember = rowReader(dashboardMembers);
+const toInvitation = rowReader(dashboardInvitations);
 
 // Events, the account, the audit log.
 
@@ -457,8 +737,9 @@ export async function changeApiVersion(
   client: Client,
   input: { version: string; upgrade: boolean; from: string },
 ): Promise<AccountPage & { changed: boolean }> {
+  ref = guard(ref, 'account.api_version');
   const action = input.upgrade ? 'api_version.upgraded' : 'api_version.rolled_back';
-  const acting = new SignedIn(session, ref, accountReads(session), auditValues(ref, client, { action, target: `${input.from} → ${input.version}` }));
+  const acting = new SignedIn(session, ref, accountReads(session), changeRecord(session, auditValues(ref, client, { action, target: `${input.from} → ${input.version}` })));
   await acting.run({
     change: q.setSessionApiVersion(session, { ...ref, version: input.version, from: input.from, upgrade: input.upgrade ? 1 : 0, since: ref.now - API_VERSION_ROLLBACK_MS }),
   });
@@ -484,6 +765,7 @@ export async function prune(session: Session, now: number): Promise<void> {
   await runBatch(session, {
     audit: q.pruneAudit(session, { before: now - YEAR_MS }),
     links: q.pruneSignInLinks(session, { before: now - 24 * 60 * 60 * 1000 }),
+    invitations: q.pruneInvitations(session, { before: now - 24 * 60 * 60 * 1000 }),
     sessions: q.pruneSessions(session, { now }),
   });
 }

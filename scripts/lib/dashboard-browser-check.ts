@@ -6,7 +6,11 @@
 // disable and enable it, read the events and the audit log, sign out everywhere (a second
 // browser's session ends too). axe-core runs on every page
 // (no serious or critical violation); every page is checked at 375 px wide (no sideways scroll of
-// the page) and screenshotted to .out/; the sign-in form is used with the keyboard alone.
+// the page) and screenshotted to .out/; the sign-in form is used with the keyboard alone. Forms
+// behave: a reload after a change repeats nothing; revoke and delete ask first; no page asks for
+// /favicon.ico; key names and prefixes stay on one line at 390 px. Teams: the owner invites a
+// colleague as viewer, who joins from the link npm start prints, sees the keys and cannot make one
+// (the server refuses a forged form: 403), and is made a developer.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -57,6 +61,10 @@ export async function checkDashboard(context: BrowserContext, service: RunningSe
   });
   page.on('response', (response) => {
     if (response.request().resourceType() !== 'document' && response.status() >= 400) problems.push(`${response.status()} for ${response.url()}`);
+  });
+  const favicons: string[] = [];
+  context.on('request', (request) => {
+    if (new URL(request.url()).pathname === '/favicon.ico') favicons.push(request.url());
   });
   const api = (key: string, path: string, init: RequestInit = {}) =>
     fetch(`${base}${path}`, { ...init, headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...(init.headers ?? {}) } });
@@ -118,6 +126,7 @@ export async function checkDashboard(context: BrowserContext, service: RunningSe
     const printed = await waitFor(() => service.output(), (out) => out.includes(`Sign-in e-mail to ${email}: `), 5000);
     check('npm start printed the sign-in link', link !== undefined && printed.includes(`Sign-in e-mail to ${email}: ${link}`));
     await page.goto(link!);
+    check('the sign-in confirmation page names the address and the account it signs into', (await page.locator('main').innerText()).includes(`Sign in to a new account as ${email}`));
     await inspect('sign-in-confirm');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
@@ -151,6 +160,21 @@ export async function checkDashboard(context: BrowserContext, service: RunningSe
     check(`from /dashboard to a working key in under a minute (${firstKeySeconds.toFixed(1)} s)`, firstKeySeconds < 60);
     await page.evaluate(`(() => { const c = document.getElementById('new-key'); c.textContent = c.textContent.slice(0, 10) + '…'; })()`);
     await inspect('keys-created');
+    // A reload after the change (its 303) asks for the page again: no second key, the key not shown again.
+    const rows = await page.locator('tbody tr').count();
+    await page.reload();
+    check('a reload after "Create key" makes no second key and shows the key no more', (await page.locator('tbody tr').count()) === rows && (await page.locator('#new-key').count()) === 0);
+    check('the dashboard links to the API reference (/docs)', (await page.getByRole('link', { name: 'API reference' }).getAttribute('href')) === '/docs');
+    // At 390 px the keys table scrolls inside its region; a name or a key prefix never breaks mid-token.
+    await page.setViewportSize({ width: 390, height: 800 });
+    const broken = (await page.evaluate(`[...document.querySelectorAll('td.token')].filter((td) => {
+      const range = document.createRange();
+      range.selectNodeContents(td);
+      return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1;
+    }).map((td) => td.textContent)`)) as string[];
+    check('at 390 px no key name or prefix breaks mid-token', broken.length === 0, broken.join(', '));
+    await page.screenshot({ path: `${screenshots}/dashboard-keys-390.png`, fullPage: true, animations: 'disabled' });
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     // Roll with no grace: a new key; the old one is refused.
     await page.getByLabel('Old key stops').first().selectOption('0');
@@ -158,10 +182,18 @@ export async function checkDashboard(context: BrowserContext, service: RunningSe
     const rolled = (await page.locator('#new-key').innerText()).trim();
     check('roll shows a new key', /^scn_/.test(rolled) && rolled !== key);
     check('after the roll ("now") the API refuses the old key (401) and takes the new one (200)', (await api(key, '/me')).status === 401 && (await api(rolled, '/me')).status === 200);
-    // Revoke the new one: refused from the next request.
-    await page.getByRole('button', { name: 'Revoke browser' }).first().click();
+    const banner = await page.locator('.once').innerText();
+    check('the roll banner tells the truth: the new key does not expire, the old one no longer works', banner.includes('It does not expire.') && banner.includes('The old key no longer works.'), banner);
+    // Revoke the new one, after its confirmation page: refused from the next request.
+    await page.getByRole('link', { name: 'Revoke browser…' }).first().click();
+    await page.getByRole('heading', { name: 'Revoke this key?' }).waitFor();
+    check('revoke asks first (the key still works on its confirmation page)', (await api(rolled, '/me')).status === 200);
+    await inspect('keys-revoke-confirm');
+    await page.getByRole('button', { name: 'Revoke the key' }).click();
     await page.getByText('is revoked').waitFor();
     check('after revoke the API refuses the key (401)', (await api(rolled, '/me')).status === 401);
+    await page.reload();
+    check('a reload after "Revoke" repeats nothing (no notice again)', (await page.getByText('is revoked').count()) === 0);
 
     // A key for the webhook flow.
     await page.getByLabel('Name', { exact: true }).fill('hooks');
@@ -210,6 +242,10 @@ export async function checkDashboard(context: BrowserContext, service: RunningSe
     await page.getByRole('button', { name: `Resend ${eventId}` }).click();
     await page.getByText('is queued for delivery again').waitFor();
     const again = await waitFor(() => receiver.received(hookName), (list) => list.length >= 2);
+    // The page says "reload in a few seconds": that reload must not send the event again.
+    await page.reload();
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    check('a reload after "Resend" sends nothing more', (await receiver.received(hookName)).length === 2, String((await receiver.received(hookName)).length));
     check('resend delivers the event again, signed, with the same webhook-id', again.length >= 2 && again[1]!.headers['webhook-id'] === eventId && (() => {
       try {
         new Webhook(secret).verify(again[1]!.body, again[1]!.headers);
@@ -247,6 +283,13 @@ export async function checkDashboard(context: BrowserContext, service: RunningSe
     await page.getByRole('button', { name: 'Enable' }).click();
     await page.getByText('Enabled: events from now on').waitFor();
     check('enable applies to the API at once (status enabled)', (await status()) === 'enabled');
+    // Delete asks first; cancelled, the endpoint stays.
+    await page.getByRole('link', { name: 'Delete this endpoint…' }).click();
+    await page.getByRole('heading', { name: 'Delete this endpoint?' }).waitFor();
+    await inspect('webhook-delete-confirm');
+    await page.getByRole('link', { name: 'Cancel' }).click();
+    await page.getByRole('heading', { name: 'Webhook endpoint' }).waitFor();
+    check('a cancelled delete keeps the endpoint', (await status()) === 'enabled');
 
     // Events, filtered by type.
     await page.getByRole('link', { name: 'Events' }).click();
@@ -256,7 +299,7 @@ export async function checkDashboard(context: BrowserContext, service: RunningSe
     await inspect('events');
 
     // Account, audit log.
-    await page.getByRole('link', { name: 'Account' }).click();
+    await page.getByRole('link', { name: 'Account', exact: true }).click();
     const accountText = await page.locator('main').innerText();
     check('the account page shows the e-mail and the quota', accountText.includes(email) && /2 of 100,000 scenarios stored/.test(accountText), accountText);
     await inspect('account');
@@ -274,7 +317,89 @@ export async function checkDashboard(context: BrowserContext, service: RunningSe
       'Enabled a webhook endpoint',
     ];
     check('the audit log lists every sign-in and change', actions.every((a) => audit.includes(a)), audit.slice(0, 800));
+    check('the audit log names the key the same way on create, roll and revoke', (audit.match(/browser \(scn_/g) ?? []).length >= 3, audit.slice(0, 800));
     await inspect('audit');
+
+    // Teams: invite a colleague as viewer; they join from the link npm start prints.
+    await page.getByRole('link', { name: 'Members' }).click();
+    await inspect('members');
+    const colleagueEmail = `colleague-${Date.now()}@example.com`;
+    await page.getByLabel('E-mail address').fill(colleagueEmail);
+    await page.getByLabel(/^Viewer/).check();
+    await page.getByRole('button', { name: 'Send the invitation' }).click();
+    await page.getByText(`Invitation sent to ${colleagueEmail}`).waitFor();
+    await inspect('members-invited');
+    const invitation = await waitFor(
+      () => readSignInEmails(SIGN_IN_EMAILS).filter((e) => e.to === colleagueEmail),
+      (list) => list.length > 0,
+    );
+    const invitationLink = invitation.at(-1)?.link ?? '';
+    const printedInvitation = await waitFor(() => service.output(), (out) => out.includes(`Invitation e-mail to ${colleagueEmail}: `), 5000);
+    check('npm start printed the invitation link', invitationLink !== '' && printedInvitation.includes(`Invitation e-mail to ${colleagueEmail}: ${invitationLink}`));
+    const colleagueContext = await context.browser()!.newContext();
+    const colleague = await colleagueContext.newPage();
+    await colleague.goto(invitationLink);
+    check('the invitation page names the account and the role', /to the account .+ as a viewer/.test(await colleague.locator('main').innerText()));
+    const axeOn = async (other: Page, name: string) => {
+      const violations = await axe(other);
+      check(`axe: no serious or critical violations on ${name}`, violations.length === 0, violations.map((v) => `${v.impact} ${v.id}: ${v.help}`).join('\n'));
+      await other.screenshot({ path: `${screenshots}/dashboard-${name}.png`, fullPage: true, animations: 'disabled' });
+      pagesChecked.push(name);
+    };
+    await axeOn(colleague, 'invitation');
+    await colleague.getByRole('button', { name: /^Join / }).click();
+    await colleague.getByRole('heading', { name: 'API keys' }).waitFor();
+    const viewerKeys = await colleague.locator('main').innerText();
+    check('the viewer sees the keys and no way to create one', viewerKeys.includes('hooks') && (await colleague.getByRole('button', { name: 'Create key' }).count()) === 0, viewerKeys.slice(0, 400));
+    await axeOn(colleague, 'keys-viewer');
+    // A forged form: the page's own token, a form the page never offered, sent as a browser sends it.
+    const keyRows = await colleague.locator('tbody tr').count();
+    const [forgedReply] = await Promise.all([
+      colleague.waitForResponse((response) => response.request().method() === 'POST' && response.url().endsWith('/dashboard/keys')),
+      colleague.evaluate(`(() => {
+        const form = document.createElement('form');
+        form.method = 'post';
+        form.action = '/dashboard/keys';
+        for (const [name, value] of [['_token', document.querySelector('input[name=_token]').value], ['name', 'forged'], ['scope', 'read_write']]) {
+          const input = document.createElement('input');
+          input.type = 'hidden';
+          input.name = name;
+          input.value = value;
+          form.appendChild(input);
+        }
+        document.body.appendChild(form);
+        form.submit();
+      })()`),
+    ]);
+    const forged = forgedReply.status();
+    // The refusal page loads before the keys page is asked for again.
+    await colleague.getByRole('heading', { name: 'Refused' }).waitFor();
+    await colleague.goto(`${base}/dashboard/keys`);
+    await colleague.reload();
+    check('the server refuses a viewer\'s forged "Create key" (403) and makes no key', forged === 403 && (await colleague.locator('tbody tr').count()) === keyRows, String(forged));
+    // The owner makes them a developer: they can make keys from their next page.
+    await page.reload();
+    await page.locator('select[id^="role-"]').last().selectOption('developer');
+    await page.getByRole('button', { name: `Change the role of ${colleagueEmail}` }).click();
+    await page.getByText(`${colleagueEmail} is now a developer`).waitFor();
+    await page.reload();
+    check('a reload after the role change repeats nothing', (await page.getByText('is now a developer').count()) === 0);
+    await colleague.reload();
+    check('made a developer, the colleague may create keys', (await colleague.getByRole('button', { name: 'Create key' }).count()) === 1);
+    await colleague.getByLabel('Name', { exact: true }).fill('colleague key');
+    await colleague.getByRole('button', { name: 'Create key' }).click();
+    const colleagueKey = (await colleague.locator('#new-key').innerText()).trim();
+    check("the developer's key works, and the keys table names who made it", (await api(colleagueKey, '/me')).status === 200 && (await colleague.locator('main').innerText()).includes(colleagueEmail));
+    const removeLink = page.getByRole('link', { name: `Remove ${colleagueEmail}…` });
+    await removeLink.click();
+    await page.getByRole('heading', { name: 'Remove this member?' }).waitFor();
+    await inspect('member-remove-confirm');
+    await page.getByRole('link', { name: 'Cancel' }).click();
+    await page.getByRole('heading', { name: 'Members' }).waitFor();
+    await page.getByRole('link', { name: 'Switch account' }).click();
+    await page.getByRole('heading', { name: 'Your accounts' }).waitFor();
+    await inspect('accounts');
+    await colleagueContext.close();
 
     // A second browser signed in as the same person, to see "sign out everywhere" end its session too.
     const other = await context.browser()!.newContext();
@@ -292,7 +417,7 @@ export async function checkDashboard(context: BrowserContext, service: RunningSe
     await otherPage.getByRole('heading', { name: 'API keys' }).waitFor();
 
     // Sign out everywhere: both sessions end.
-    await page.getByRole('link', { name: 'Account' }).click();
+    await page.getByRole('link', { name: 'Account', exact: true }).click();
     await page.getByRole('button', { name: 'Sign out everywhere' }).click();
     await page.getByText('You are signed out.').waitFor();
     await page.goto(`${base}/dashboard/keys`);
@@ -301,6 +426,7 @@ export async function checkDashboard(context: BrowserContext, service: RunningSe
     check("and so does the other browser's session", otherPage.url() === `${base}/dashboard/sign-in`, otherPage.url());
     await other.close();
     check('no script errors on the dashboard', problems.length === 0, problems.join('\n'));
+    check('no page asked for /favicon.ico', favicons.length === 0, favicons.join('\n'));
   } finally {
     await page.close();
     receiver.server.close();

@@ -15,7 +15,8 @@ export interface SignInEmail {
   at: number;
 }
 
-const LINK = /https?:\/\/\S+\/dashboard\/sign-in\/confirm\?token=[A-Za-z0-9_-]+/;
+// Sign-in links and invitations (both e-mailed, both single use).
+const LINK = /https?:\/\/\S+\/dashboard\/(?:sign-in\/confirm|invitations\/accept)\?token=[A-Za-z0-9_-]+/;
 
 /** Every sign-in e-mail under `root`, oldest first. */
 export function readSignInEmails(root: string): SignInEmail[] {

@@ -287,7 +287,7 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
       operationId: 'rollApiKey',
       summary: 'Roll an API key',
       description:
-        'A new key with the same account, name, scope and expiry, returned in full this once; the old key keeps working for expires_in seconds ' +
+        "A new key with the same account, name and scope and no expiry (not the old key's, which may be an earlier roll's grace), returned in full this once; the old key keeps working for expires_in seconds " +
         '(default 24 hours; 0 = it stops at once), then is refused. A revoked, expired or unknown key → 404.',
       tags: ['Admin'],
       security,

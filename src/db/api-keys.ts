@@ -225,8 +225,9 @@ export interface RollValues {
 }
 
 /**
- * Rolling a key, as statements of one batch: a new key with the old one's account, name, scope and
- * expiry, made only while the old one is live and `owned` (a condition on api_keys: any key for
+ * Rolling a key, as statements of one batch: a new key with the old one's account, name and scope,
+ * and no expiry (the old key's expiry may be the grace of an earlier roll, within the hour: a
+ * replacement that inherited it would stop with the key it replaces), made only while the old one is live and `owned` (a condition on api_keys: any key for
  * the admin API, the session's account's for the dashboard); then the old one set to expire at
  * the grace's end, only if the new one exists. Retry-safe: the new key's hash is drawn once by the
  * request, so a retry after a lost reply inserts nothing more and finds the same new key.
@@ -237,7 +238,7 @@ export function rollStatements<Extra extends object = object>(owned: () => SQL) 
     insert: statement<RollValues & Extra>(
       () => sql`insert into ${apiKeys} (id, account_id, key_hash, prefix, last_four, name, scope, expires_at, created_at)
         select ${newKeyId(sql`${apiKeys.accountId}`)}, ${apiKeys.accountId}, ${sql.placeholder('keyHash')}, ${sql.placeholder('prefix')}, ${sql.placeholder('lastFour')}, ${apiKeys.name},
-          ${apiKeys.scope}, ${apiKeys.expiresAt}, ${sql.placeholder('now')}
+          ${apiKeys.scope}, null, ${sql.placeholder('now')}
         from ${apiKeys} where ${old()} and ${owned()} and ${apiKeys.revokedAt} is null
           and (${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > ${sql.placeholder('now')})
         on conflict do nothing`,

@@ -47,6 +47,20 @@ export async function claimEmail(directory: Session, input: { email: string; dat
   return entry;
 }
 
+const claimOn = statement<{ email: string; database: number; changeId: string; now: number }>(
+  () => sql`insert into ${accountDirectory} (email, database, change_id, created_at)
+    values (${p('email')}, ${p('database')}, ${p('changeId')}, ${p('now')})
+    on conflict do nothing`,
+);
+
+/**
+ * Names `database` for `email` unless an entry names one already (a member invited to an account
+ * there: the e-mailed sign-in then finds them). One round trip; a retry changes nothing more.
+ */
+export async function claimEmailOn(directory: Session, input: { email: string; database: number; changeId: string; now: number }): Promise<void> {
+  await runOne(directory, claimOn(directory, input));
+}
+
 const takeOver = statement<{ email: string; from: string | null; changeId: string }>(
   () => sql`update ${accountDirectory} set change_id = ${p('changeId')}
     where lower(${accountDirectory.email}) = lower(${p('email')}) and ${accountDirectory.changeId} is ${p('from')}`,

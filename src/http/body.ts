@@ -28,8 +28,8 @@ export function notJson(): ApiError {
 
 /**
  * For the routes that take a JSON body, after the API key's middleware: reads the body once,
- * decodes it strictly and parses it, and leaves the value where `c.req.json()` (the validator)
- * reads it, so the bytes are neither kept nor parsed twice. A body of another media type, or that
+ * decodes it strictly, checks that it parses, and leaves the text where `c.req.json()` (the
+ * validator) reads it, so the bytes are not kept twice. A body of another media type, or that
  * is not JSON, is refused here (as a check: after the key, src/http/checks.ts), not by the
  * validator. No body and no Content-Type is left to the validator (the route says whether its body
  * is required).
@@ -41,26 +41,31 @@ export async function decodeStrictUtf8Json(c: Context): Promise<void> {
     if (contentType !== undefined || (await readBody(c)).byteLength > 0) throw notJson();
     return;
   }
-  const bytes = await readBody(c);
+  // Straight to arrayBuffer(): touching `body` first would make the runtime build a stream for it.
+  const bytes = await readBody(c, false);
   let text: string;
   try {
     text = strictUtf8.decode(bytes);
   } catch {
     throw new ApiError('invalid_json', 'The request body is not valid UTF-8');
   }
-  let value: unknown;
+  // Parsed here, so that a body that is not JSON is refused after the key (as a check), not by the
+  // validator; the validator parses the text again (c.req.json() reads only the text it caches).
   try {
-    value = JSON.parse(text);
+    JSON.parse(text);
   } catch {
     throw notJson();
   }
-  // Hono keeps each body reading in bodyCache as a promise; json() takes the parsed value.
-  (c.req.bodyCache as { json?: Promise<unknown> }).json = Promise.resolve(value);
+  // Hono keeps each body reading in bodyCache as a promise; json() parses the cached text.
+  (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(text);
 }
 
-/** The request's body, read to its end (its stream failing is the client's side: bodyCutOff). */
-async function readBody(c: Context): Promise<ArrayBuffer> {
-  if (c.req.raw.body === null) return new ArrayBuffer(0);
+/**
+ * The request's body, read to its end (its stream failing is the client's side: bodyCutOff);
+ * `mayBeAbsent` asks first whether there is one.
+ */
+async function readBody(c: Context, mayBeAbsent = true): Promise<ArrayBuffer> {
+  if (mayBeAbsent && c.req.raw.body === null) return new ArrayBuffer(0);
   try {
     return await c.req.raw.arrayBuffer();
   } catch {

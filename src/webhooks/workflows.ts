@@ -50,9 +50,10 @@ export function endpointWorkflows<Check extends { now: number }>(s: EndpointStat
    * POST /webhook_endpoints: the endpoint and its secret (the only time it is shown; stored sealed),
    * unless the account holds the maximum.
    */
-  async function createEndpoint({ session, key, run }: Acting<Check>, ring: KeyRing, input: NewEndpoint) {
-    const endpointId = newEndpointId();
-    const secret = newWebhookSecret();
+  // `drawn`: the id and secret, drawn by the caller when it must know them before the batch runs
+  // (the dashboard seals the secret into the page it shows next, in the same batch).
+  async function createEndpoint({ session, key, run }: Acting<Check>, ring: KeyRing, input: NewEndpoint, drawn = { endpointId: newEndpointId(), secret: newWebhookSecret() }) {
+    const { endpointId, secret } = drawn;
     const sealed = await sealSecret(ring, endpointId, secret);
     const values = {
       ...key,
@@ -103,8 +104,7 @@ export function endpointWorkflows<Check extends { now: number }>(s: EndpointStat
    * POST /webhook_endpoints/{id}/rotate_secret: a new secret (returned, the only time it is shown);
    * the old one keeps signing beside it for `expiresInSeconds` (0: it stops at once).
    */
-  async function rotateEndpointSecret({ session, key, run }: Acting<Check>, ring: KeyRing, endpointId: string, expiresInSeconds: number, changeId: string) {
-    const secret = newWebhookSecret();
+  async function rotateEndpointSecret({ session, key, run }: Acting<Check>, ring: KeyRing, endpointId: string, expiresInSeconds: number, changeId: string, secret = newWebhookSecret()) {
     const sealed = await sealSecret(ring, endpointId, secret);
     const previousExpiresAt = expiresInSeconds === 0 ? null : key.now + expiresInSeconds * 1000;
     const values = { ...key, endpointId, changeId, secret: sealed.sealed, secretKeyId: sealed.keyId, previousExpiresAt };

@@ -115,11 +115,20 @@ export function browser(cookie: string, options: DashboardOptions = {}) {
   return {
     cookie,
     get,
-    async post(path: string, form: Record<string, string> | [string, string][] = {}, init: { origin?: string | null; withToken?: boolean } = {}) {
+    /**
+     * Sends a form as a browser does: a change's 303 is followed with a GET of its Location (the
+     * reply is that page's, with `redirected` set to the 303's Location); `follow: false` returns
+     * the POST's own reply.
+     */
+    async post(path: string, form: Record<string, string> | [string, string][] = {}, init: { origin?: string | null; withToken?: boolean; follow?: boolean } = {}): Promise<DashboardReply & { redirected: string | null }> {
       if (token === null) await get('/dashboard/keys');
       const params = new URLSearchParams(form);
       if (init.withToken !== false && token) params.set('_token', token);
-      return dashboardFetch('POST', path, { ...options, cookie, form: params, origin: init.origin });
+      const reply = await dashboardFetch('POST', path, { ...options, cookie, form: params, origin: init.origin });
+      const location = reply.headers.get('location');
+      if (reply.status !== 303 || !location || init.follow === false) return { ...reply, redirected: null };
+      const next = new URL(location, ORIGIN);
+      return { ...(await get(next.pathname + next.search)), redirected: location };
     },
   };
 }

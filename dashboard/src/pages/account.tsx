@@ -10,6 +10,7 @@ import { BASE, Page, Table, Time, Token } from '../views.tsx';
 import { accountPage, API_VERSION_ROLLBACK_MS, auditPage, changeApiVersion, eventsPage, sessionRef, type AccountApiVersion } from '../workflows.ts';
 import { knownApiVersion } from '../../../src/api-versions.ts';
 import { VERSIONS } from '../../../src/versions/versions.ts';
+import { may, type Role } from '../permissions.ts';
 
 const ACTIONS: Record<string, string> = {
   signed_in: 'Signed in',
@@ -26,14 +27,22 @@ const ACTIONS: Record<string, string> = {
   'webhook_delivery.resent': 'Resent an event',
   'api_version.upgraded': 'Upgraded the API version',
   'api_version.rolled_back': 'Rolled back the API version',
+  'member.invited': 'Invited a member',
+  'member.invitation_revoked': 'Revoked an invitation',
+  'member.joined': 'Joined the account',
+  'member.role_changed': "Changed a member's role",
+  'member.removed': 'Removed a member',
+  'member.left': 'Left the account',
+  'account.switched_to': 'Switched to this account',
 };
 
 /**
  * The account's API version: what requests without an API-Version header get, the newer versions
  * with what each changed (an upgrade each), and a rollback to the version it left within 72 hours.
  */
-function ApiVersionSection({ version, token, now }: { version: AccountApiVersion; token: string; now: number }) {
+function ApiVersionSection({ version, token, now, role }: { version: AccountApiVersion; token: string; now: number; role: Role }) {
   const newer = VERSIONS.filter((v) => v.version > version.current);
+  const changes = may(role, 'account.api_version');
   const rollbackUntil = version.changedAt === null ? null : version.changedAt + API_VERSION_ROLLBACK_MS;
   const canRollBack = version.previous !== null && version.previous < version.current && rollbackUntil !== null && rollbackUntil > now;
   return (
@@ -55,15 +64,19 @@ function ApiVersionSection({ version, token, now }: { version: AccountApiVersion
               </li>
             ))}
           </ul>
-          <form method="post" action={`${BASE}/account/api_version`}>
-            <Token value={token} />
-            <input type="hidden" name="api_version" value={v.version} />
-            <input type="hidden" name="from" value={version.current} />
-            <button type="submit">Upgrade to {v.version}</button>
-          </form>
+          {changes ? (
+            <form method="post" action={`${BASE}/account/api_version`}>
+              <Token value={token} />
+              <input type="hidden" name="api_version" value={v.version} />
+              <input type="hidden" name="from" value={version.current} />
+              <button type="submit">Upgrade to {v.version}</button>
+            </form>
+          ) : (
+            <p>An owner of the account can upgrade it.</p>
+          )}
         </article>
       ))}
-      {canRollBack && rollbackUntil !== null ? (
+      {changes && canRollBack && rollbackUntil !== null ? (
         <form method="post" action={`${BASE}/account/api_version`}>
           <Token value={token} />
           <input type="hidden" name="api_version" value={version.previous ?? ''} />
@@ -169,7 +182,7 @@ export const accountRoutes = new Hono<DashboardEnv>()
           </p>
           <meter min={0} max={max} value={page.scenarios} aria-labelledby="quota"></meter>
         </section>
-        <ApiVersionSection version={page.apiVersion} token={token} now={Date.now()} />
+        <ApiVersionSection version={page.apiVersion} token={token} now={Date.now()} role={page.me.role} />
         <section aria-labelledby="sessions">
           <h2 id="sessions">Sessions</h2>
           <p>

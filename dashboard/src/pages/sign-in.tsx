@@ -8,7 +8,7 @@ import { readDatabases } from '../../../src/env.ts';
 import { formFields, sessionDb, signedInForm } from '../http.ts';
 import { addressKey, clearedSessionCookie, LINK_TTL_MS, sessionCookie } from '../session.ts';
 import { BASE, ErrorSummary, Field, Notice, Page, type Errors } from '../views.tsx';
-import { requestSignInLink, sessionRef, signIn, signOut, signOutEverywhere } from '../workflows.ts';
+import { requestSignInLink, sessionRef, signIn, signInLinkTarget, signOut, signOutEverywhere } from '../workflows.ts';
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
 const EMAIL_MAX = 254;
@@ -66,9 +66,15 @@ export const signInRoutes = new Hono<DashboardEnv>()
       return signInPage(c, email, { email: 'Too many sign-in requests. Wait a minute, then try again.' }, 429);
     }
     const config = c.get('config');
+    // Links are built from the configured origin, never from the request's Host header (a request
+    // with a forged Host would otherwise mail the owner of the address a link to another site).
+    if (!config.publicOrigin) {
+      console.error(JSON.stringify({ level: 'error', msg: 'PUBLIC_ORIGIN is not set: no sign-in link can be built' }));
+      return c.text('The dashboard cannot send sign-in links: its PUBLIC_ORIGIN var is not set.', 500);
+    }
     const token = await requestSignInLink(readDatabases(c.env), { email, open: config.openSignup, now: Date.now() });
     if (token) {
-      const link = `${new URL(c.req.url).origin}${BASE}/sign-in/confirm?token=${token}`;
+      const link = `${config.publicOrigin}${BASE}/sign-in/confirm?token=${token}`;
       c.executionCtx.waitUntil(
         c.env.EMAIL.send(signInEmail(link, config.emailFrom, email)).then(
           () => undefined,
@@ -88,14 +94,19 @@ export const signInRoutes = new Hono<DashboardEnv>()
       </Page>,
     );
   })
-  .get('/sign-in/confirm', (c) => {
+  .get('/sign-in/confirm', async (c) => {
     const token = c.req.query('token') ?? '';
+    const target = /^[A-Za-z0-9_-]{43}$/.test(token) ? await signInLinkTarget(readDatabases(c.env), token, Date.now()) : null;
+    if (!target) return signInPage(c, '', {}, 400, 'That sign-in link has expired or was already used. Ask for a new one below.');
     return c.html(
       <Page title="Sign in">
-        <p>Continue to sign in to the Scenario Service dashboard in this browser.</p>
+        <p>
+          Sign in to {target.name === null ? 'a new account' : <>the account <strong>{target.name}</strong></>} as <strong>{target.email}</strong>, in this
+          browser.
+        </p>
         <form method="post" action={`${BASE}/sign-in/confirm`}>
           <input type="hidden" name="token" value={token} />
-          <button type="submit">Sign in</button>
+          <button type="submit">{target.name === null ? 'Sign in' : `Sign in to ${target.name}`}</button>
         </form>
       </Page>,
     );

@@ -2,7 +2,8 @@
 // delivery log, "resend" of one event, rotate the secret (the new one shown once), disable or
 // enable, and delete. Every change is the API's own workflow (webhooks/workflows.ts) over the
 // session's statements: the same URL rules, sealed secrets, limit and retry-safe writes. A resent
-// event goes on the API's webhook queue; the API Worker's consumer delivers it, signed.
+// event goes on the API's webhook queue; the API Worker's consumer delivers it, signed. Each change
+// answers 303 to a page, which shows what the change left in the session's flash (a secret, once).
 import { Hono, type Context } from 'hono';
 import { EVENT_TYPES, type EventType, type WebhookEndpoint } from '../../../src/db/schema.ts';
 import { eventTypesOf } from '../../../src/db/webhooks.ts';
@@ -11,8 +12,10 @@ import { checkWebhookUrl } from '../../../src/webhooks/url-rules.ts';
 import type { WebhookMessage } from '../../../src/webhooks/queue.ts';
 import { keyRing } from '../../../src/webhooks/secret-box.ts';
 import type { DashboardEnv } from '../env.ts';
-import { sessionDatabase, sessionDb, signedInForm, toSignIn } from '../http.ts';
+import type { Flash } from '../flash.ts';
+import { changed, flashOf, sealer, sessionDatabase, sessionDb, signedInForm, toSignIn } from '../http.ts';
 import { formToken } from '../session.ts';
+import { may } from '../permissions.ts';
 import { BASE, ErrorSummary, Field, Notice, Page, ShownOnce, Table, Time, Token, type Errors } from '../views.tsx';
 import {
   createEndpoint,
@@ -101,30 +104,82 @@ async function renderList(
   c: Context<DashboardEnv>,
   sessionId: string,
   page: WebhooksPage,
-  extra: { values?: EndpointForm; errors?: Errors; created?: { endpoint: WebhookEndpoint; secret: string }; notice?: string } = {},
+  extra: { values?: EndpointForm; errors?: Errors; notice?: string } = {},
   status: 200 | 400 | 404 | 409 = 200,
 ) {
   const token = await formToken(sessionId);
+  const flash = await flashOf(sessionId, page.me.flash);
+  const created = flash?.kind === 'endpoint.created' ? { flash, endpoint: page.endpoints.find((e) => e.id === flash.endpointId) } : null;
   return c.html(
     <Page title="Webhooks" me={page.me} token={token} section="webhooks">
       {extra.notice ? <Notice>{extra.notice}</Notice> : null}
-      {extra.created ? (
-        <ShownOnce id="new-secret" label="The endpoint's signing secret" value={extra.created.secret}>
+      {flash?.kind === 'endpoint.deleted' ? <Notice>{`Deleted the endpoint ${flash.endpointId}.`}</Notice> : null}
+      {created ? (
+        <ShownOnce id="new-secret" label="The endpoint's signing secret" value={created.flash.secret}>
           <p>
-            Events to <code>{extra.created.endpoint.url}</code> are signed with this secret (Standard Webhooks). Copy it now: it is shown only this once.{' '}
-            <a href={`${BASE}/webhooks/${extra.created.endpoint.id}`}>See the endpoint</a>
+            Events to <code>{created.endpoint?.url ?? ''}</code> are signed with this secret (Standard Webhooks). Copy it now: it is shown only this once.{' '}
+            <a href={`${BASE}/webhooks/${created.flash.endpointId}`}>See the endpoint</a>
           </p>
         </ShownOnce>
       ) : null}
       <EndpointTable endpoints={page.endpoints} />
-      <AddEndpointForm
-        token={token}
-        values={extra.values ?? { url: '', description: '', eventTypes: [...EVENT_TYPES] }}
-        errors={extra.errors ?? {}}
-        full={page.endpoints.length >= WEBHOOK_ENDPOINTS_PER_ACCOUNT}
-      />
+      {may(page.me.role, 'webhooks.create') ? (
+        <AddEndpointForm
+          token={token}
+          values={extra.values ?? { url: '', description: '', eventTypes: [...EVENT_TYPES] }}
+          errors={extra.errors ?? {}}
+          full={page.endpoints.length >= WEBHOOK_ENDPOINTS_PER_ACCOUNT}
+        />
+      ) : null}
     </Page>,
     status,
+  );
+}
+
+/** What a change to one endpoint left to show on its page. */
+function EndpointFlash({ flash }: { flash: Flash | null }) {
+  if (flash?.kind === 'endpoint.secret_rotated') {
+    return (
+      <ShownOnce id="new-secret" label="The endpoint's new signing secret" value={flash.secret}>
+        <p>
+          Copy it now: it is shown only this once.{' '}
+          {flash.previousExpiresAt === null ? (
+            'The old secret no longer signs.'
+          ) : (
+            <>
+              Until <Time ms={flash.previousExpiresAt} /> deliveries carry a signature with each secret.
+            </>
+          )}
+        </p>
+      </ShownOnce>
+    );
+  }
+  if (flash?.kind === 'endpoint.enabled') return <Notice>Enabled: events from now on are delivered to it.</Notice>;
+  if (flash?.kind === 'endpoint.disabled') return <Notice>Disabled: nothing is delivered to it until you enable it.</Notice>;
+  if (flash?.kind === 'delivery.resent') {
+    return <Notice>{`Event ${flash.eventId} is queued for delivery again. Reload this page in a few seconds to see the attempt.`}</Notice>;
+  }
+  return null;
+}
+
+/** The delete's confirmation: what goes, and a button that does it (no script needed). */
+async function confirmDelete(c: Context<DashboardEnv>, sessionId: string, page: EndpointPage) {
+  const token = await formToken(sessionId);
+  const endpoint = page.endpoint;
+  if (!endpoint) return renderEndpoint(c, sessionId, page);
+  return c.html(
+    <Page title="Delete this endpoint?" me={page.me} token={token} section="webhooks">
+      <p>
+        <code>{endpoint.url}</code> (<code>{endpoint.id}</code>) receives nothing more once deleted, and its delivery log goes with it. This cannot be undone.
+      </p>
+      <form method="post" action={`${BASE}/webhooks/${endpoint.id}/delete`} class="inline">
+        <Token value={token} />
+        <button type="submit" class="danger">
+          Delete the endpoint
+        </button>
+        <a href={`${BASE}/webhooks/${endpoint.id}`}>Cancel</a>
+      </form>
+    </Page>,
   );
 }
 
@@ -133,11 +188,11 @@ async function renderEndpoint(
   sessionId: string,
   page: EndpointPage,
   notice?: string,
-  status: 200 | 202 | 400 | 404 = 200,
-  rotated?: { secret: string; previousExpiresAt: number | null },
+  status: 200 | 400 | 404 = 200,
 ) {
   const token = await formToken(sessionId);
   const endpoint = page.endpoint;
+  const flash = await flashOf(sessionId, page.me.flash);
   if (!endpoint) {
     return c.html(
       <Page title="No such endpoint" me={page.me} token={token} section="webhooks">
@@ -151,20 +206,7 @@ async function renderEndpoint(
   return c.html(
     <Page title="Webhook endpoint" me={page.me} token={token} section="webhooks">
       {notice ? <Notice>{notice}</Notice> : null}
-      {rotated ? (
-        <ShownOnce id="new-secret" label="The endpoint's new signing secret" value={rotated.secret}>
-          <p>
-            Copy it now: it is shown only this once.{' '}
-            {rotated.previousExpiresAt === null ? (
-              'The old secret no longer signs.'
-            ) : (
-              <>
-                Until <Time ms={rotated.previousExpiresAt} /> deliveries carry a signature with each secret.
-              </>
-            )}
-          </p>
-        </ShownOnce>
-      ) : null}
+      <EndpointFlash flash={flash} />
       <p>
         <a href={`${BASE}/webhooks`}>All endpoints</a>
       </p>
@@ -196,7 +238,7 @@ async function renderEndpoint(
         {page.deliveries.length === 0 ? (
           <p>No deliveries yet: events of changes made after the endpoint was added are sent to it.</p>
         ) : (
-          <Table label="Delivery attempts" columns={['When', 'Event', 'Attempt', 'Result', 'Resend']}>
+          <Table label="Delivery attempts" columns={['When', 'Event', 'Attempt', 'Result', ...(may(page.me.role, 'webhooks.resend') ? ['Resend'] : [])]}>
             {page.deliveries.map((delivery) => (
               <tr>
                 <td>
@@ -210,51 +252,54 @@ async function renderEndpoint(
                   {delivery.status !== null ? `HTTP ${delivery.status}` : (delivery.error ?? 'no answer')}
                   {delivery.deadLettered ? ' (given up)' : ''}
                 </td>
-                <td>
-                  <form method="post" action={`${BASE}/webhooks/${endpoint.id}/resend`} class="inline">
-                    <Token value={token} />
-                    <input type="hidden" name="event_id" value={delivery.eventId} />
-                    <button type="submit" class="secondary" aria-label={`Resend ${delivery.eventId}`}>
-                      Resend
-                    </button>
-                  </form>
-                </td>
+                {may(page.me.role, 'webhooks.resend') ? (
+                  <td>
+                    <form method="post" action={`${BASE}/webhooks/${endpoint.id}/resend`} class="inline">
+                      <Token value={token} />
+                      <input type="hidden" name="event_id" value={delivery.eventId} />
+                      <button type="submit" class="secondary" aria-label={`Resend ${delivery.eventId}`}>
+                        Resend
+                      </button>
+                    </form>
+                  </td>
+                ) : null}
               </tr>
             ))}
           </Table>
         )}
       </section>
-      <section aria-labelledby="manage">
-        <h2 id="manage">Manage</h2>
-        <form method="post" action={`${BASE}/webhooks/${endpoint.id}/rotate`} class="inline">
-          <Token value={token} />
-          <label for="overlap">The old secret</label>
-          <select id="overlap" name="overlap">
-            {OVERLAPS.map(([value, text]) => (
-              <option value={value} selected={value === '86400'}>
-                {text}
-              </option>
-            ))}
-          </select>
-          <button type="submit" class="secondary">
-            Rotate the secret
-          </button>
-        </form>
-        <form method="post" action={`${BASE}/webhooks/${endpoint.id}/${endpoint.status === 'enabled' ? 'disable' : 'enable'}`} class="inline">
-          <Token value={token} />
-          <button type="submit" class="secondary">
-            {endpoint.status === 'enabled' ? 'Disable' : 'Enable'}
-          </button>
-          <span class="hint">{endpoint.status === 'enabled' ? 'Nothing is delivered to it until it is enabled again.' : 'Events from now on are delivered to it again.'}</span>
-        </form>
-        <form method="post" action={`${BASE}/webhooks/${endpoint.id}/delete`} class="inline">
-          <Token value={token} />
-          <button type="submit" class="danger">
-            Delete this endpoint
-          </button>
-          <span class="hint">It receives nothing more; its delivery log goes with it.</span>
-        </form>
-      </section>
+      {may(page.me.role, 'webhooks.rotate') ? (
+        <section aria-labelledby="manage">
+          <h2 id="manage">Manage</h2>
+          <form method="post" action={`${BASE}/webhooks/${endpoint.id}/rotate`} class="inline">
+            <Token value={token} />
+            <label for="overlap">The old secret</label>
+            <select id="overlap" name="overlap">
+              {OVERLAPS.map(([value, text]) => (
+                <option value={value} selected={value === '86400'}>
+                  {text}
+                </option>
+              ))}
+            </select>
+            <button type="submit" class="secondary">
+              Rotate the secret
+            </button>
+          </form>
+          <form method="post" action={`${BASE}/webhooks/${endpoint.id}/${endpoint.status === 'enabled' ? 'disable' : 'enable'}`} class="inline">
+            <Token value={token} />
+            <button type="submit" class="secondary">
+              {endpoint.status === 'enabled' ? 'Disable' : 'Enable'}
+            </button>
+            <span class="hint">{endpoint.status === 'enabled' ? 'Nothing is delivered to it until it is enabled again.' : 'Events from now on are delivered to it again.'}</span>
+          </form>
+          <p class="inline">
+            <a href={`${BASE}/webhooks/${endpoint.id}/delete`} class="button danger">
+              Delete this endpoint…
+            </a>
+            <span class="hint">It receives nothing more; its delivery log goes with it.</span>
+          </p>
+        </section>
+      ) : null}
     </Page>,
     status,
   );
@@ -296,12 +341,12 @@ export const webhookRoutes = new Hono<DashboardEnv>()
     if (!url || Object.keys(errors).length > 0) return renderList(c, checked.sessionId, await webhooksPage(sessionDb(c), ref), { values, errors }, 400);
     const eventTypes = EVENT_TYPES.filter((type) => values.eventTypes.includes(type));
     const ring = await keyRing(c.env.WEBHOOK_SECRET_KEYS);
-    const result = await createEndpoint(sessionDb(c), ref, c.get('client'), ring, { url, eventTypes, description: values.description || null });
+    const result = await createEndpoint(sessionDb(c), ref, c.get('client'), ring, sealer(checked.sessionId), { url, eventTypes, description: values.description || null });
     if (!result.created) {
       const errors = { url: result.refused?.message ?? 'The endpoint could not be added. Try again.' };
       return renderList(c, checked.sessionId, result, { values, errors }, 409);
     }
-    return renderList(c, checked.sessionId, result, { created: result.created });
+    return changed(c, '/webhooks');
   })
   .get('/webhooks/:id', async (c) => {
     const sessionId = c.get('sessionId');
@@ -310,6 +355,14 @@ export const webhookRoutes = new Hono<DashboardEnv>()
     const ref = await sessionRef(sessionId);
     const page = ENDPOINT_ID.test(id) ? await endpointPage(sessionDb(c), ref, id) : noEndpoint(await webhooksPage(sessionDb(c), ref));
     return renderEndpoint(c, sessionId, page);
+  })
+  .get('/webhooks/:id/delete', async (c) => {
+    const sessionId = c.get('sessionId');
+    if (!sessionId) return toSignIn(c);
+    const id = c.req.param('id');
+    const ref = await sessionRef(sessionId);
+    const page = ENDPOINT_ID.test(id) ? await endpointPage(sessionDb(c), ref, id) : noEndpoint(await webhooksPage(sessionDb(c), ref));
+    return confirmDelete(c, sessionId, page);
   })
   .post('/webhooks/:id/rotate', async (c) => {
     const checked = await signedInForm(c);
@@ -320,9 +373,9 @@ export const webhookRoutes = new Hono<DashboardEnv>()
     const overlap = OVERLAPS.find(([value]) => value === checked.form.overlap);
     if (!overlap) return renderEndpoint(c, checked.sessionId, await endpointPage(sessionDb(c), ref, endpointId), 'Choose how long the old secret keeps signing.', 400);
     const ring = await keyRing(c.env.WEBHOOK_SECRET_KEYS);
-    const result = await rotateSecret(sessionDb(c), ref, c.get('client'), ring, { endpointId, expiresInSeconds: Number(overlap[0]) });
+    const result = await rotateSecret(sessionDb(c), ref, c.get('client'), ring, sealer(checked.sessionId), { endpointId, expiresInSeconds: Number(overlap[0]) });
     if (!result.rotated) return renderEndpoint(c, checked.sessionId, result);
-    return renderEndpoint(c, checked.sessionId, result, undefined, 200, result.rotated);
+    return changed(c, `/webhooks/${endpointId}`);
   })
   .post('/webhooks/:id/:change{disable|enable}', async (c) => {
     const checked = await signedInForm(c);
@@ -331,17 +384,18 @@ export const webhookRoutes = new Hono<DashboardEnv>()
     const endpointId = c.req.param('id');
     if (!ENDPOINT_ID.test(endpointId)) return renderEndpoint(c, checked.sessionId, noEndpoint(await webhooksPage(sessionDb(c), ref)));
     const status = c.req.param('change') === 'enable' ? 'enabled' : 'disabled';
-    const result = await setEndpointStatus(sessionDb(c), ref, c.get('client'), { endpointId, status });
-    const notice = status === 'enabled' ? 'Enabled: events from now on are delivered to it.' : 'Disabled: nothing is delivered to it until you enable it.';
-    return renderEndpoint(c, checked.sessionId, result, result.changed ? notice : undefined);
+    const result = await setEndpointStatus(sessionDb(c), ref, c.get('client'), sealer(checked.sessionId), { endpointId, status });
+    if (!result.endpoint) return renderEndpoint(c, checked.sessionId, result);
+    return changed(c, `/webhooks/${endpointId}`);
   })
   .post('/webhooks/:id/delete', async (c) => {
     const checked = await signedInForm(c);
     if (checked instanceof Response) return checked;
     const ref = await sessionRef(checked.sessionId);
     const id = c.req.param('id');
-    const result = ENDPOINT_ID.test(id) ? await deleteEndpoint(sessionDb(c), ref, c.get('client'), id) : { ...(await webhooksPage(sessionDb(c), ref)), deleted: false };
-    return renderList(c, checked.sessionId, result, { notice: result.deleted ? `Deleted the endpoint ${id}.` : 'There was no such endpoint.' }, result.deleted ? 200 : 404);
+    const result = ENDPOINT_ID.test(id) ? await deleteEndpoint(sessionDb(c), ref, c.get('client'), sealer(checked.sessionId), id) : { ...(await webhooksPage(sessionDb(c), ref)), deleted: false };
+    if (!result.deleted) return renderList(c, checked.sessionId, result, { notice: 'There was no such endpoint.' }, 404);
+    return changed(c, '/webhooks');
   })
   .post('/webhooks/:id/resend', async (c) => {
     const checked = await signedInForm(c);
@@ -350,10 +404,10 @@ export const webhookRoutes = new Hono<DashboardEnv>()
     const endpointId = c.req.param('id');
     const eventId = checked.form.event_id ?? '';
     if (!ENDPOINT_ID.test(endpointId) || !EVENT_ID.test(eventId)) return renderEndpoint(c, checked.sessionId, noEndpoint(await webhooksPage(sessionDb(c), ref)));
-    const page = await prepareResend(sessionDb(c), ref, c.get('client'), { endpointId, eventId });
+    const page = await prepareResend(sessionDb(c), ref, c.get('client'), sealer(checked.sessionId), { endpointId, eventId });
     if (!page.endpoint) return renderEndpoint(c, checked.sessionId, page);
     if (!page.event) return renderEndpoint(c, checked.sessionId, page, 'That event is no longer kept (events are kept 30 days), so it cannot be sent again.', 404);
     const message: WebhookMessage = { kind: 'delivery', database: sessionDatabase(c), eventId, endpointId, resend: true };
     await c.env.WEBHOOK_QUEUE.send(message);
-    return renderEndpoint(c, checked.sessionId, page, `Event ${eventId} is queued for delivery again. Reload this page in a few seconds to see the attempt.`, 202);
+    return changed(c, `/webhooks/${endpointId}`);
   });
