@@ -28,7 +28,7 @@ describe('the API version on the account page', () => {
   it('upgrades with one click (303 to the page), the API follows, and rolls back within 72 hours; both audit-logged', async () => {
     const { account, key, token, user } = await signedIn();
     await user.get('/dashboard/account');
-    const up = await user.post('/dashboard/account/api_version', { api_version: '2026-12-01', from: '2026-11-21' });
+    const up = await user.post('/dashboard/account/api_version', { api_version: '2026-12-01', from: '2026-11-21' }, { follow: false });
     expect(up.status).toBe(303);
     expect(up.headers.get('Location')).toMatch(/\/dashboard\/account#api-version$/);
     const after = await user.get('/dashboard/account');
@@ -38,9 +38,9 @@ describe('the API version on the account page', () => {
     expect((await api(key).get('/me')).body.api_version).toBe('2026-12-01');
 
     // A reload of the upgrade (the same form again) changes nothing more.
-    expect((await user.post('/dashboard/account/api_version', { api_version: '2026-12-01', from: '2026-11-21' })).status).toBe(303);
+    expect((await user.post('/dashboard/account/api_version', { api_version: '2026-12-01', from: '2026-11-21' }, { follow: false })).status).toBe(303);
 
-    const back = await user.post('/dashboard/account/api_version', { api_version: '2026-11-21', from: '2026-12-01', rollback: '1' });
+    const back = await user.post('/dashboard/account/api_version', { api_version: '2026-11-21', from: '2026-12-01', rollback: '1' }, { follow: false });
     expect(back.status).toBe(303);
     expect(currentOn((await user.get('/dashboard/account')).text)).toBe('2026-11-21');
     expect((await api(key).get(`/scenarios/${token}`)).body.data.status).toBe('success');
