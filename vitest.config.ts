@@ -118,6 +118,9 @@ export default defineConfig(async () => {
           // DASHBOARD service binding points back here, at test/worker-entry.ts's Dashboard
           // entrypoint (the plugin turns a binding to wrangler.toml's own name into one to itself).
           serviceBindings: { DASHBOARD: { name: 'scenario-service', entrypoint: 'Dashboard' } },
+          // A database no migration setup touches: test/revisions.migration.test.ts builds one as
+          // the code before compact history left it, then migrates it.
+          d1Databases: { HISTORY_MIGRATION_DB: 'history-migration-test' },
           email: { send_email: [{ name: 'EMAIL' }] },
           ratelimits: {
             SIGNIN_ADDRESS_LIMITER: { namespace_id: '1101', simple: { limit: 10, period: 60 } },

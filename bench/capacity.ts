@@ -10,11 +10,13 @@
 // names the limit of each row: D1 while its databases stay busy, else the CPU. Then the bytes an
 // account and a scenario (new, and with 100 revisions kept) take, and how many a 10 GB database
 // holds. See bench/README.md.
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { databaseOfId } from '../src/db/databases.ts';
 import { bundleWithEntry } from './lib/bundle.ts';
+import { edit, household, random } from './lib/households.ts';
 import { applyMigrations } from './lib/migrations.ts';
 import { BINDINGS, CLK_TCK, cpuTicks, databaseBindings, startServer } from './lib/server.ts';
 
@@ -23,7 +25,8 @@ const env = process.env;
 env.WRANGLER_SEND_METRICS = 'false';
 env.CLOUDFLARE_CF_FETCH_ENABLED = 'false';
 const config = {
-  databases: (env.BENCH_CAPACITY_DATABASES ?? '1,2,4,8').split(',').map(Number),
+  // "none": the storage figures alone.
+  databases: env.BENCH_CAPACITY_DATABASES === 'none' ? [] : (env.BENCH_CAPACITY_DATABASES ?? '1,2,4,8').split(',').map(Number),
   accounts: Number(env.BENCH_CAPACITY_ACCOUNTS ?? 64),
   seconds: Number(env.BENCH_CAPACITY_SECONDS ?? 10),
   warmupSeconds: Number(env.BENCH_CAPACITY_WARMUP_SECONDS ?? 2),
@@ -179,25 +182,51 @@ interface Sizes {
   account: number;
   /** Bytes a scenario adds when created: its row, revision 1 and its event. */
   created: number;
-  /** Bytes a scenario holds after 99 saves: its row, the 100 revisions kept, 100 events (kept 30 days). */
+  /** Bytes a scenario holds after 99 edits: its row, the 100 revisions kept, 100 events (kept 30 days). */
   full: number;
+  /** Of `full`, the 100 events' share (from the file's own pages: dbstat). */
+  events: number;
+  /** The same after 99 saves that each send a different household. */
+  rewritten: number;
+  /** What the scenario's tables and indexes hold per full scenario, by table (dbstat). */
+  tables: Record<string, number>;
+}
+
+/** Bytes in the database file per table, its indexes included (dbstat, the file's own pages). */
+function bytesByTable(stateDir: string): Record<string, number> {
+  const files = readdirSync(stateDir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.sqlite') && !f.includes('metadata'));
+  const sizes: Record<string, number> = {};
+  for (const file of files) {
+    const db = new DatabaseSync(join(stateDir, file), { readOnly: true });
+    const rows = db.prepare('select coalesce(m.tbl_name, s.name) as name, sum(s.pgsize) as bytes from dbstat s left join sqlite_schema m on m.name = s.name group by 1').all() as { name: string; bytes: number }[];
+    for (const row of rows) sizes[row.name] = (sizes[row.name] ?? 0) + row.bytes;
+    db.close();
+  }
+  return sizes;
 }
 
 /**
  * Bytes per account and per scenario, from the database file's size (D1's `size_after`, whole
  * 4 KiB pages, hence the samples) on a fresh server without the simulated delay: SIZE_ACCOUNTS
- * accounts with a key each, a scenario (the bench's household) for SIZE_SCENARIOS of them, then 99
- * saves of SIZE_FULL of those.
+ * accounts with a key, a varied household (bench/lib/households.ts) for SIZE_SCENARIOS of them,
+ * then 99 edits of SIZE_FULL of those. A second fresh server gives SIZE_REWRITTEN scenarios 99
+ * saves of a different household each. The events' share, and the scenario's tables one by one,
+ * come from the file's pages (SQLite's dbstat) once the server is stopped.
  */
 const SIZE_ACCOUNTS = 400;
 const SIZE_SCENARIOS = 100;
-const SIZE_FULL = 20;
-async function measureSizes(modules: string[]): Promise<Sizes> {
+const SIZE_FULL = 40;
+const SIZE_REWRITTEN = 10;
+const HISTORY_TABLES = ['scenarios', 'scenario_programs', 'scenario_revisions'];
+
+async function measureSizes(modules: string[], rewrite: boolean): Promise<Omit<Sizes, 'rewritten'>> {
   const stateDir = join(env.BENCH_STATE_DIR ?? (existsSync('/dev/shm') ? '/dev/shm' : OUT), `scenario-capacity-${process.pid}-sizes`);
   rmSync(stateDir, { recursive: true, force: true });
   mkdirSync(stateDir, { recursive: true });
   const [scriptPath, ...rest] = modules;
   const server = await startServer({ scriptPath: scriptPath!, modules: rest, stateDir, databases: 1, bindings: { BENCH_D1_STATEMENT_MS: '0' } });
+  const full = rewrite ? SIZE_REWRITTEN : SIZE_FULL;
+  let disposed = false;
   try {
     const db = await server.mf.getD1Database('DB');
     await applyMigrations(db);
@@ -209,27 +238,46 @@ async function measureSizes(modules: string[]): Promise<Sizes> {
       keys.push((await call(server.url, BINDINGS.ADMIN_TOKEN, 'POST', `/admin/accounts/${account.json.id}/keys`, { name: 'size' })).json.key);
     }
     const accounts = await size();
+    const rng = random(37);
+    const households = keys.slice(0, SIZE_SCENARIOS).map(() => household(rng));
     const tokens = await Promise.all(
-      keys.slice(0, SIZE_SCENARIOS).map(async (key) => {
-        const reply = await call(server.url, key, 'POST', '/scenarios', { scenarioData: HOUSEHOLD });
-        if (reply.status !== 201) throw new Error(`create: ${reply.status}`);
+      keys.slice(0, SIZE_SCENARIOS).map(async (key, i) => {
+        const reply = await call(server.url, key, 'POST', '/scenarios', { scenarioData: households[i] });
+        if (reply.status !== 201) throw new Error(`create: ${reply.status} ${JSON.stringify(reply.json)}`);
         return /\/scenarios\/([^/]+)$/.exec(reply.headers.get('location') ?? '')![1]!;
       }),
     );
     const created = await size();
     await Promise.all(
-      keys.slice(0, SIZE_FULL).map(async (key, i) => {
+      keys.slice(0, full).map(async (key, i) => {
+        const edits = random(1000 + i);
+        let data = households[i]!;
         for (let v = 2; v <= 100; v++) {
-          const reply = await call(server.url, key, 'POST', '/scenarios/save', { token: tokens[i], scenarioData: { ...HOUSEHOLD, year: 2000 + (v % 30) } });
-          if (reply.status !== 200) throw new Error(`save: ${reply.status}`);
+          data = rewrite ? household(edits) : edit(data, edits);
+          const reply = await call(server.url, key, 'POST', '/scenarios/save', { token: tokens[i], scenarioData: data });
+          if (reply.status !== 200) throw new Error(`save: ${reply.status} ${JSON.stringify(reply.json)}`);
         }
       }),
     );
-    const full = await size();
-    const perCreated = (created - accounts) / SIZE_SCENARIOS;
-    return { account: (accounts - start) / SIZE_ACCOUNTS, created: perCreated, full: perCreated + (full - created) / SIZE_FULL };
-  } finally {
+    const after = await size();
     await server.dispose();
+    disposed = true;
+    const tables = bytesByTable(stateDir);
+    const eventCount = SIZE_SCENARIOS + full * 99;
+    const perCreated = (created - accounts) / SIZE_SCENARIOS;
+    const history = Object.fromEntries(HISTORY_TABLES.map((name) => [name, (tables[name] ?? 0) / SIZE_SCENARIOS]));
+    // The tables hold SIZE_SCENARIOS rows, `full` of them with 100 revisions: per full scenario,
+    // the row's share is the mean, the revisions' the growth past revision 1.
+    history.scenario_revisions = (tables.scenario_revisions ?? 0) / full;
+    return {
+      account: (accounts - start) / SIZE_ACCOUNTS,
+      created: perCreated,
+      full: perCreated + (after - created) / full,
+      events: ((tables.events ?? 0) / eventCount) * 100,
+      tables: history,
+    };
+  } finally {
+    if (!disposed) await server.dispose();
     rmSync(stateDir, { recursive: true, force: true });
   }
 }
@@ -254,14 +302,16 @@ for (const n of config.databases) {
 }
 
 log('bytes per account and per scenario…');
-const sizes = await measureSizes(modules);
+const edited = await measureSizes(modules, false);
+log('bytes per scenario, every save a new household…');
+const sizes: Sizes = { ...edited, rewritten: (await measureSizes(modules, true)).full };
 const GB = 1e9;
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const perDatabase = (bytes: number) => Math.floor((10 * GB) / bytes);
 
-const base = rows.find((r) => r.databases === 1)?.perSecond ?? rows[0]!.perSecond;
+const base = rows.find((r) => r.databases === 1)?.perSecond ?? rows[0]?.perSecond ?? 1;
 const cpu = rows.reduce((sum, r) => sum + r.cpuMsPerWrite, 0) / rows.length;
-console.log(`
+if (rows.length > 0) console.log(`
 \`npm run bench:capacity\`, ${startedAt.toISOString()}, node ${process.version}, ${CORES} cores (load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end).
 Simulated D1: one batch at a time per database, ${config.statementMs} ms per statement; ${config.accounts} accounts and clients
 (closed loop: a create, then three saves of it), ${config.seconds} s measured after ${config.warmupSeconds} s of warm-up.
@@ -281,12 +331,24 @@ throughput at its ceiling). workerd and client CPU: shares of one core; machine 
 process on it. workerd's CPU per write (the Worker, and local D1's SQLite in the same process) averages
 ${cpu.toFixed(2)} ms: one core serves about ${(1000 / cpu).toFixed(0)} writes/s. A row whose databases are not kept busy is held back by
 the CPU: the Worker's and local SQLite's on this machine, not D1.
-
-Storage (the database file's growth: ${SIZE_ACCOUNTS} accounts with a key, ${SIZE_SCENARIOS} scenarios, then 99 saves of ${SIZE_FULL} of them):
+`);
+console.log(`
+Storage (the database file's growth, D1's \`size_after\`: ${SIZE_ACCOUNTS} accounts with a key, ${SIZE_SCENARIOS} varied households (bench/lib/households.ts),
+then 99 edits of ${SIZE_FULL} of them; the events' share from the file's pages):
 
 | what | bytes | in one 10 GB database | in 8 | in 13 (what a key can name) |
 |---|---:|---:|---:|---:|
-| an account with a key | ${kib(sizes.account)} | ${perDatabase(sizes.account).toLocaleString('en-US')} | ${(8 * perDatabase(sizes.account)).toLocaleString('en-US')} | ${(13 * perDatabase(sizes.account)).toLocaleString('en-US')} |
-| a scenario, just created | ${kib(sizes.created)} | ${perDatabase(sizes.created).toLocaleString('en-US')} | ${(8 * perDatabase(sizes.created)).toLocaleString('en-US')} | ${(13 * perDatabase(sizes.created)).toLocaleString('en-US')} |
-| a scenario with 100 revisions kept (and 100 events) | ${kib(sizes.full)} | ${perDatabase(sizes.full).toLocaleString('en-US')} | ${(8 * perDatabase(sizes.full)).toLocaleString('en-US')} | ${(13 * perDatabase(sizes.full)).toLocaleString('en-US')} |
+${[
+  ['an account with a key', sizes.account],
+  ['a scenario, just created (and its event)', sizes.created],
+  ['a scenario with 100 revisions kept, events apart', sizes.full - sizes.events],
+  ['the same with its 100 events (kept 30 days)', sizes.full],
+  ['a scenario whose 99 saves each sent a new household (and 100 events)', sizes.rewritten],
+]
+  .map(([what, bytes]) => `| ${what} | ${kib(bytes as number)} | ${perDatabase(bytes as number).toLocaleString('en-US')} | ${(8 * perDatabase(bytes as number)).toLocaleString('en-US')} | ${(13 * perDatabase(bytes as number)).toLocaleString('en-US')} |`)
+  .join('\n')}
+
+Of a scenario with 100 revisions, by table (its indexes included; the file's pages): ${Object.entries(sizes.tables)
+  .map(([name, bytes]) => `${name} ${kib(bytes)}`)
+  .join(', ')}; its 100 events ${kib(sizes.events)}.
 `);

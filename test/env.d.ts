@@ -17,6 +17,8 @@ declare namespace Cloudflare {
     SIGNIN_EMAIL_LIMITER: RateLimit;
     DASHBOARD_SIGNUP: string;
     EMAIL_FROM: string;
+    /** A database no setup migrates (vitest.config.ts): test/revisions.migration.test.ts builds it. */
+    HISTORY_MIGRATION_DB: D1Database;
   }
   interface GlobalProps {
     mainModule: typeof import('../src/index.ts');

@@ -229,7 +229,8 @@ describe('diff', () => {
       const source = from === 1 ? one : two;
       expect(applyPatch(deepClone(source), res.body.data.patch, true, false).newDocument).toEqual(target);
     }
-  });
+    // 25 runs of six requests each: past vitest's 5 s on a busy machine (the full suite's load).
+  }, 30_000);
 });
 
 describe('delete and isolation', () => {

@@ -133,6 +133,12 @@ export const scenarioPrograms = sqliteTable(
 // SCENARIO_REVISIONS_KEPT per scenario (older ones are pruned in the batch of the change that
 // pushes them out). Keyed by the scenario's row and the version its ETag names; the account is the
 // scenario's, so every query reaches revisions through a scenario the caller owns.
+// The data is stored as reverse patches (docs/decisions.md, "Compact history"): the current
+// version's row has none (its data is the scenario's row), and each older one holds what to set in
+// the next newer version's data to get its own. A trigger on scenarios writes the patch as a save
+// or restore replaces the data (drizzle/0013_revision_patches_only.sql). A rowid table, not WITHOUT
+// ROWID: a patch as large as the data (a save of a different household) would spill from a
+// WITHOUT ROWID page to an overflow page of its own (docs/decisions.md, "Compact history").
 export const scenarioRevisions = sqliteTable(
   'scenario_revisions',
   {
@@ -143,9 +149,11 @@ export const scenarioRevisions = sqliteTable(
     stateId: integer('state_id')
       .notNull()
       .references(() => states.id),
-    scenarioData: text('scenario_data').notNull(),
     // When the change that made this version happened.
     createdAt: integer('created_at').notNull(),
+    // JSON: [[path, value], …], SQLite JSON paths ("$.adult[0].wage_rate") and the value this
+    // version holds there. Null for the current version.
+    patch: text('patch'),
   },
   (t) => [primaryKey({ columns: [t.scenarioId, t.version] })],
 );

@@ -2,7 +2,7 @@
 // one place, with the zod schemas that document them.
 import * as z from 'zod';
 import '../http/zod-openapi-runtime.ts'; // gives schemas .openapi(), read only where the document is generated
-import type { RevisionRow } from '../db/revisions.ts';
+import type { RevisionRow } from './history.ts';
 import { documented } from '../http/openapi.ts';
 import { idSchema, TimestampSchema } from '../http/scalars.ts';
 import { formatTimestamp } from '../http/timestamps.ts';

@@ -9,19 +9,27 @@ import {
   pruneRevisions,
   recordRevision,
   restoreRevision as restoreStatement,
-  revisionAt,
   revisionPageAfter,
   revisionPageBefore,
-  toRevision,
-  type RevisionRow,
+  revisionsDownTo,
+  toStoredRevision,
 } from '../db/revisions.ts';
 import type { Scenario } from '../db/schema.ts';
+import type { RawRow } from '../db/statement.ts';
 import { eventById, recordSaved, scenarioByToken, toScenario } from '../db/scenarios.ts';
 import type { PageRequest } from '../http/pagination.ts';
 import { ApiError } from '../http/problem.ts';
 import { notFound, staleVersion } from '../scenarios/workflows.ts';
+import { rebuildRevisions, type RevisionRow } from './history.ts';
 
 const noRevision = (version: number) => new ApiError('not_found', `The scenario has no revision ${version} (never made, or pruned)`);
+
+/** Every revision `rows` hold, rebuilt from the current row (`current`; none: no such scenario). */
+function rebuilt(current: RawRow[], rows: RawRow[]): RevisionRow[] {
+  const [row] = current;
+  if (!row) throw notFound();
+  return rebuildRevisions({ version: row.version as number, data: row.scenario_data as string }, rows.map(toStoredRevision));
+}
 
 /** A page of a scenario's revisions, newest first (cursor: a version number). */
 export async function listRevisions({ session, key, run }: Keyed, token: string, page: PageRequest<number>) {
@@ -34,11 +42,16 @@ export async function listRevisions({ session, key, run }: Keyed, token: string,
         ? revisionPageAfter(session, { ...values, cursor: page.startingAfter })
         : firstRevisionPage(session, values);
   const { rows } = await run({ current: currentVersion(session, values), page: query });
-  if (rows.current.length === 0) throw notFound();
-  const revisions = rows.page.map(toRevision);
+  const all = rebuilt(rows.current, rows.page);
+  // The statements fetch the newer revisions a page is rebuilt from too: keep the page's own.
+  const revisions =
+    page.endingBefore !== undefined
+      ? all.filter((r) => r.version > page.endingBefore!).slice(-limit)
+      : page.startingAfter !== undefined
+        ? all.filter((r) => r.version < page.startingAfter!)
+        : all;
   const hasMore = revisions.length > page.limit;
-  if (hasMore) revisions.pop();
-  if (page.endingBefore !== undefined) revisions.reverse();
+  if (hasMore) page.endingBefore !== undefined ? revisions.shift() : revisions.pop();
   return { rows: revisions, hasMore };
 }
 
@@ -46,12 +59,11 @@ export async function listRevisions({ session, key, run }: Keyed, token: string,
 export async function viewRevision({ session, key, run }: Keyed, token: string, version: number): Promise<RevisionRow> {
   const { rows } = await run({
     current: currentVersion(session, { ...key, token }),
-    revision: revisionAt(session, { ...key, token, version }),
+    revisions: revisionsDownTo(session, { ...key, token, version }),
   });
-  if (rows.current.length === 0) throw notFound();
-  const [row] = rows.revision;
-  if (!row) throw noRevision(version);
-  return toRevision(row);
+  const found = rebuilt(rows.current, rows.revisions).find((r) => r.version === version);
+  if (!found) throw noRevision(version);
+  return found;
 }
 
 /**
@@ -61,19 +73,17 @@ export async function viewRevision({ session, key, run }: Keyed, token: string, 
 export async function diffRevisions({ session, key, run }: Keyed, token: string, from: number, to?: number) {
   const { rows } = await run({
     current: currentVersion(session, { ...key, token }),
-    from: revisionAt(session, { ...key, token, version: from }),
-    to: revisionAt(session, { ...key, token, version: to ?? null }),
+    revisions: revisionsDownTo(session, { ...key, token, version: Math.min(from, to ?? from) }),
   });
-  const [current] = rows.current;
-  if (!current) throw notFound();
-  const toVersion = to ?? (current.version as number);
-  const [fromRow] = rows.from;
-  const [toRow] = rows.to;
+  const all = rebuilt(rows.current, rows.revisions);
+  const toVersion = to ?? (rows.current[0]!.version as number);
+  const fromRow = all.find((r) => r.version === from);
+  const toRow = all.find((r) => r.version === toVersion);
   if (!fromRow) throw noRevision(from);
   if (!toRow) throw noRevision(toVersion);
   // Both versions are the same scenario's, so the token never differs: the patch is the same in
   // every API version (whichever form its scenario_data.token takes).
-  const patch = createPatch(JSON.parse(toRevision(fromRow).scenarioData) as object, JSON.parse(toRevision(toRow).scenarioData) as object);
+  const patch = createPatch(JSON.parse(fromRow.scenarioData) as object, JSON.parse(toRow.scenarioData) as object);
   return { from, to: toVersion, patch: patch.map(produced) };
 }
 
@@ -111,17 +121,20 @@ export async function restoreRevision(
     pruned: pruneRevisions(session, values),
     current: scenarioByToken(session, values),
     outcome: eventById(session, values),
-    restored: revisionAt(session, values),
+    restored: revisionsDownTo(session, values),
   });
   const [row] = rows.current;
   if (!row) throw notFound();
   const [event] = rows.outcome;
-  const [revision] = rows.restored;
+  const history = rebuildRevisions({ version: row.version as number, data: row.scenario_data as string }, rows.restored.map(toStoredRevision));
+  const revision = history.find((r) => r.version === version);
   if (event) {
-    // Restored, now or on an earlier try: answer with the data restored and the version it made.
-    // (If 100 saves since pruned that revision, the row read back is the best left to show.)
+    // Restored, now or on an earlier try: answer with the data restored and the version it made
+    // (the revision that version recorded). If 100 saves since pruned it, the row read back is the
+    // best left to show.
     const scenario = toScenario(row);
-    const restored = revision ? toRevision(revision) : { version, stateId: scenario.stateId, scenarioData: scenario.scenarioData, createdAt: scenario.updatedAt };
+    const made = history.find((r) => r.version === event.version) ?? revision;
+    const restored = made ?? { version, stateId: scenario.stateId, scenarioData: scenario.scenarioData, createdAt: scenario.updatedAt };
     return { scenario: { ...scenario, stateId: restored.stateId, scenarioData: restored.scenarioData, version: event.version as number }, revision: restored };
   }
   if (!revision) throw noRevision(version);
