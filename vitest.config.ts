@@ -106,6 +106,9 @@ export default defineConfig(async () => {
             // Links handed out (sign-in, share links) are built from it, never from the Host header.
             PUBLIC_ORIGIN: 'https://scenarios.test',
             OPENAPI_FROM_ROUTES: generated.stdout,
+            // TEST_API_VERSION=2026-11-21 npm test: every request of test/helpers/api.ts that names
+            // no API-Version sends this one (the suite's shapes, with the header as without it).
+            TEST_API_VERSION: process.env.TEST_API_VERSION ?? '',
             SQL_FROM_DRIZZLE: statements.stdout,
             // The dashboard Worker's vars (dashboard/wrangler.toml), for the tests that call it.
             DASHBOARD_SIGNUP: 'invite',

@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * The account of the API key
-         * @description The name and e-mail address of the account the API key belongs to: the quickest check that a key works.
+         * @description The name and e-mail address of the account the API key belongs to, and the API version it is pinned to: the quickest check that a key works.
          */
         get: operations["getMe"];
         put?: never;
@@ -452,6 +452,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/accounts/{id}/api_version": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an account's API version
+         * @description Pins the account to an API version: its requests without an API-Version header get that version from now on (an upgrade, or a return to an earlier one). Setting the version it already has changes nothing.
+         */
+        put: operations["setAccountApiVersion"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/accounts/{id}/keys": {
         parameters: {
             query?: never;
@@ -510,6 +530,26 @@ export interface paths {
          * @description A new key with the same account, name and scope and no expiry (not the old key's, which may be an earlier roll's grace), returned in full this once; the old key keeps working for expires_in seconds (default 24 hours; 0 = it stops at once), then is refused. A revoked, expired or unknown key → 404.
          */
         post: operations["rollApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api_versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API versions
+         * @description Every API version, newest first, with what each changed since the one before it. A request gets the version its API-Version header names, else the one its account is pinned to (GET /me shows it; the dashboard upgrades it). Needs no key.
+         */
+        get: operations["listApiVersions"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -624,6 +664,12 @@ export interface components {
              * @example dev@acme.example
              */
             email: string;
+            /**
+             * @description The API version the account is pinned to: what requests without an API-Version header get (GET /api_versions lists them)
+             * @example 2026-11-21
+             * @enum {string}
+             */
+            api_version: "2026-12-01" | "2026-11-21";
         };
         ScenarioList: {
             /** @description Newest first; at most `limit` items */
@@ -818,65 +864,6 @@ export interface components {
              */
             purchase_and_prepare_meals_together: 0 | 1;
         };
-        ScenarioDetailResponse: {
-            data: {
-                /** @enum {string} */
-                status: "success";
-                /** @enum {string} */
-                message: "Scenario found" | "Scenario created" | "Scenario saved" | "Scenario restored";
-                scenario: components["schemas"]["ScenarioDetail"];
-            };
-        };
-        ScenarioDetail: {
-            /** @example 482913075561204 */
-            token: string;
-            scenario_data: components["schemas"]["ScenarioDataDetailForm"];
-            /**
-             * Format: uri
-             * @description Signed, expiring URL of an SVG chart of the scenario; needs no API key
-             */
-            chart_img: string;
-            /**
-             * Format: date-time
-             * @description ISO 8601, UTC, six fractional digits
-             * @example 2026-11-21T08:14:03.512000Z
-             */
-            created_at: string;
-            state: {
-                /**
-                 * Format: int32
-                 * @description FIPS code of the state
-                 * @example 36
-                 */
-                id: number;
-                /**
-                 * @example New York
-                 * @enum {string}
-                 */
-                name: "Alabama" | "Alaska" | "Arizona" | "Arkansas" | "California" | "Colorado" | "Connecticut" | "Delaware" | "District of Columbia" | "Florida" | "Georgia" | "Hawaii" | "Idaho" | "Illinois" | "Indiana" | "Iowa" | "Kansas" | "Kentucky" | "Louisiana" | "Maine" | "Maryland" | "Massachusetts" | "Michigan" | "Minnesota" | "Mississippi" | "Missouri" | "Montana" | "Nebraska" | "Nevada" | "New Hampshire" | "New Jersey" | "New Mexico" | "New York" | "North Carolina" | "North Dakota" | "Ohio" | "Oklahoma" | "Oregon" | "Pennsylvania" | "Rhode Island" | "South Carolina" | "South Dakota" | "Tennessee" | "Texas" | "Utah" | "Vermont" | "Virginia" | "Washington" | "West Virginia" | "Wisconsin" | "Wyoming";
-            };
-        };
-        ScenarioDataDetailForm: {
-            /** Format: int32 */
-            year: number;
-            adult: components["schemas"]["StoredAdult"][];
-            child: components["schemas"]["StoredChild"][];
-            /**
-             * Format: int32
-             * @description FIPS code of the state
-             * @example 36
-             */
-            state: number;
-            /**
-             * Format: int64
-             * @description The token, as a number
-             * @example 482913075561204
-             */
-            token: number;
-            programs: ("actc" | "ctc" | "eitc" | "state_tax" | "state_eitc" | "child_care" | "tanf" | "ssi" | "liheap" | "fica" | "snap" | "medic_aid" | "hix_ptc" | "chip" | "housing" | "wic" | "pandemic" | "fed_tax" | "nslp")[];
-            /** Format: int32 */
-            sub_division?: number;
-        };
         /** @description The data as scenarioData (or scenario_data; exactly one of the two) */
         CreateScenarioBody: {
             scenarioData?: components["schemas"]["ScenarioDataInput"];
@@ -1025,14 +1012,6 @@ export interface components {
             scenarioData?: components["schemas"]["ScenarioDataInput"];
             scenario_data?: components["schemas"]["ScenarioDataInput"] & unknown;
         } & (unknown | unknown);
-        ScenarioDeleted: {
-            data: {
-                /** @enum {string} */
-                status: "success";
-                /** @enum {string} */
-                message: "Scenario deleted";
-            };
-        };
         CreatedShareLink: {
             /**
              * @description sl_ + 32 hex digits
@@ -1464,6 +1443,11 @@ export interface components {
              * @example 2026-11-21T08:14:03.512000Z
              */
             created_at: string;
+            /**
+             * @description The API version the account is pinned to: what its requests without API-Version get
+             * @enum {string}
+             */
+            api_version: "2026-12-01" | "2026-11-21";
         };
         CreateAccountBody: {
             /** @example Acme Benefits Lab */
@@ -1474,6 +1458,14 @@ export interface components {
              * @example dev@acme.example
              */
             email: string;
+        };
+        SetApiVersionBody: {
+            /**
+             * @description One of the versions GET /api_versions lists
+             * @example 2026-12-01
+             * @enum {string}
+             */
+            api_version: "2026-12-01" | "2026-11-21";
         };
         AdminCreatedApiKey: {
             /**
@@ -1580,6 +1572,91 @@ export interface components {
              */
             expires_in: number;
         };
+        ApiVersionList: {
+            /** @description Every version served, newest first */
+            data: {
+                /**
+                 * @description The version, named by its date: send it as the API-Version header
+                 * @enum {string}
+                 */
+                version: "2026-12-01" | "2026-11-21";
+                /** Format: date */
+                released: string;
+                summary: string;
+                /** @description What this version changed since the one before it */
+                changes: {
+                    title: string;
+                    description: string;
+                }[];
+            }[];
+        };
+        ScenarioDataDetailForm: {
+            /** Format: int32 */
+            year: number;
+            adult: components["schemas"]["StoredAdult"][];
+            child: components["schemas"]["StoredChild"][];
+            /**
+             * Format: int32
+             * @description FIPS code of the state
+             * @example 36
+             */
+            state: number;
+            /**
+             * Format: int64
+             * @description The token, as a number
+             * @example 482913075561204
+             */
+            token: number;
+            programs: ("actc" | "ctc" | "eitc" | "state_tax" | "state_eitc" | "child_care" | "tanf" | "ssi" | "liheap" | "fica" | "snap" | "medic_aid" | "hix_ptc" | "chip" | "housing" | "wic" | "pandemic" | "fed_tax" | "nslp")[];
+            /** Format: int32 */
+            sub_division?: number;
+        };
+        ScenarioDetailResponse: {
+            data: {
+                /** @enum {string} */
+                status: "success";
+                /** @enum {string} */
+                message: "Scenario found" | "Scenario created" | "Scenario saved" | "Scenario restored";
+                scenario: components["schemas"]["ScenarioDetail"];
+            };
+        };
+        ScenarioDetail: {
+            /** @example 482913075561204 */
+            token: string;
+            scenario_data: components["schemas"]["ScenarioDataDetailForm"];
+            /**
+             * Format: uri
+             * @description Signed, expiring URL of an SVG chart of the scenario; needs no API key
+             */
+            chart_img: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, six fractional digits
+             * @example 2026-11-21T08:14:03.512000Z
+             */
+            created_at: string;
+            state: {
+                /**
+                 * Format: int32
+                 * @description FIPS code of the state
+                 * @example 36
+                 */
+                id: number;
+                /**
+                 * @example New York
+                 * @enum {string}
+                 */
+                name: "Alabama" | "Alaska" | "Arizona" | "Arkansas" | "California" | "Colorado" | "Connecticut" | "Delaware" | "District of Columbia" | "Florida" | "Georgia" | "Hawaii" | "Idaho" | "Illinois" | "Indiana" | "Iowa" | "Kansas" | "Kentucky" | "Louisiana" | "Maine" | "Maryland" | "Massachusetts" | "Michigan" | "Minnesota" | "Mississippi" | "Missouri" | "Montana" | "Nebraska" | "Nevada" | "New Hampshire" | "New Jersey" | "New Mexico" | "New York" | "North Carolina" | "North Dakota" | "Ohio" | "Oklahoma" | "Oregon" | "Pennsylvania" | "Rhode Island" | "South Carolina" | "South Dakota" | "Tennessee" | "Texas" | "Utah" | "Vermont" | "Virginia" | "Washington" | "West Virginia" | "Wisconsin" | "Wyoming";
+            };
+        };
+        ScenarioDeleted: {
+            data: {
+                /** @enum {string} */
+                status: "success";
+                /** @enum {string} */
+                message: "Scenario deleted";
+            };
+        };
     };
     responses: never;
     parameters: {
@@ -1645,6 +1722,11 @@ export interface components {
          */
         "Content-Disposition": string;
         /**
+         * @description The API version the reply is in: the API-Version request header when sent, else the version the account is pinned to, else (no API key) DEFAULT_API_VERSION. GET /api_versions lists the versions and what each changed
+         * @example 2026-11-21
+         */
+        "API-Version": string;
+        /**
          * @description The Bearer challenge (RFC 6750)
          * @example Bearer realm="scenario-service", error="invalid_token"
          */
@@ -1667,6 +1749,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -1676,16 +1759,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "name": "Acme Benefits Lab",
-                     *       "email": "dev@acme.example"
+                     *       "email": "dev@acme.example",
+                     *       "api_version": "2026-11-21"
                      *     }
                      */
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            /** @description Bad request (code: invalid_query) */
+            /** @description Bad request (code: invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -1698,6 +1783,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -1712,6 +1798,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1727,6 +1814,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -1739,6 +1827,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1772,6 +1861,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -1780,10 +1870,11 @@ export interface operations {
                     "image/svg+xml": string;
                 };
             };
-            /** @description Bad request (code: invalid_query) */
+            /** @description Bad request (code: invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -1796,6 +1887,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -1808,6 +1900,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -1820,6 +1913,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -1832,6 +1926,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1873,6 +1968,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -1996,10 +2092,11 @@ export interface operations {
                     "application/json": components["schemas"]["ScenarioList"];
                 };
             };
-            /** @description Bad request (code: invalid_query) */
+            /** @description Bad request (code: invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -2012,6 +2109,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2026,6 +2124,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2041,6 +2140,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -2053,6 +2153,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2177,6 +2278,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2303,6 +2405,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -2315,6 +2418,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2329,6 +2433,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2342,6 +2447,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2355,6 +2461,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -2367,6 +2474,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2380,6 +2488,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2395,6 +2504,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -2407,6 +2517,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2445,6 +2556,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2461,10 +2573,11 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Bad request (code: invalid_query) */
+            /** @description Bad request (code: invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -2477,6 +2590,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2491,6 +2605,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2506,6 +2621,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -2518,6 +2634,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2549,6 +2666,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2673,6 +2791,7 @@ export interface operations {
             304: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2681,10 +2800,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request (code: invalid_query) */
+            /** @description Bad request (code: invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -2697,6 +2817,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2711,6 +2832,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2724,6 +2846,7 @@ export interface operations {
             405: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     Allow: components["headers"]["Allow"];
@@ -2737,6 +2860,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2752,6 +2876,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -2764,6 +2889,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2792,6 +2918,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2809,10 +2936,11 @@ export interface operations {
                     "application/json": components["schemas"]["ScenarioDeleted"];
                 };
             };
-            /** @description Bad request (code: invalid_query) */
+            /** @description Bad request (code: invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -2825,6 +2953,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2839,6 +2968,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2852,6 +2982,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2865,6 +2996,7 @@ export interface operations {
             405: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     Allow: components["headers"]["Allow"];
@@ -2878,6 +3010,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2893,6 +3026,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -2905,6 +3039,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2965,6 +3100,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3089,6 +3225,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -3101,6 +3238,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -3115,6 +3253,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3128,6 +3267,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3141,6 +3281,7 @@ export interface operations {
             405: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     Allow: components["headers"]["Allow"];
@@ -3154,6 +3295,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3167,6 +3309,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     ETag: components["headers"]["ETag"];
@@ -3181,6 +3324,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -3193,6 +3337,7 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Accept-Patch": components["headers"]["Accept-Patch"];
@@ -3206,6 +3351,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3219,6 +3365,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3234,6 +3381,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -3246,6 +3394,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3371,6 +3520,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3495,6 +3645,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -3507,6 +3658,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -3521,6 +3673,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3534,6 +3687,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3547,6 +3701,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     ETag: components["headers"]["ETag"];
@@ -3561,6 +3716,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -3573,6 +3729,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3586,6 +3743,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3601,6 +3759,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -3613,6 +3772,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3738,6 +3898,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3862,6 +4023,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -3874,6 +4036,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -3888,6 +4051,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3901,6 +4065,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3914,6 +4079,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     ETag: components["headers"]["ETag"];
@@ -3928,6 +4094,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -3940,6 +4107,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3953,6 +4121,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3968,6 +4137,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -3980,6 +4150,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4008,6 +4179,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4025,10 +4197,11 @@ export interface operations {
                     "application/json": components["schemas"]["ScenarioDeleted"];
                 };
             };
-            /** @description Bad request (code: invalid_query) */
+            /** @description Bad request (code: invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -4041,6 +4214,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -4055,6 +4229,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4068,6 +4243,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4081,6 +4257,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4096,6 +4273,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -4108,6 +4286,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4136,6 +4315,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4161,10 +4341,11 @@ export interface operations {
                     "application/json": components["schemas"]["ShareLinkList"];
                 };
             };
-            /** @description Bad request (code: invalid_query) */
+            /** @description Bad request (code: invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -4177,6 +4358,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -4191,6 +4373,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4204,6 +4387,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4219,6 +4403,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -4231,6 +4416,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4269,6 +4455,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4287,10 +4474,11 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedShareLink"];
                 };
             };
-            /** @description Bad request (code: invalid_json, invalid_query) */
+            /** @description Bad request (code: invalid_json, invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -4303,6 +4491,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -4317,6 +4506,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4330,6 +4520,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4343,6 +4534,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4356,6 +4548,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -4368,6 +4561,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4381,6 +4575,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4396,6 +4591,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -4408,6 +4604,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4438,6 +4635,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4458,10 +4656,11 @@ export interface operations {
                     "application/json": components["schemas"]["ShareLink"];
                 };
             };
-            /** @description Bad request (code: invalid_query) */
+            /** @description Bad request (code: invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -4474,6 +4673,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -4488,6 +4688,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4501,6 +4702,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4514,6 +4716,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4529,6 +4732,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -4541,6 +4745,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4569,6 +4774,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -4578,10 +4784,11 @@ export interface operations {
                     "application/json": components["schemas"]["SharedScenario"];
                 };
             };
-            /** @description Bad request (code: invalid_query) */
+            /** @description Bad request (code: invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -4594,6 +4801,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -4607,6 +4815,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4623,6 +4832,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -4635,6 +4845,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4671,6 +4882,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4889,10 +5101,11 @@ export interface operations {
                     "application/json": components["schemas"]["RevisionList"];
                 };
             };
-            /** @description Bad request (code: invalid_query) */
+            /** @description Bad request (code: invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -4905,6 +5118,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -4919,6 +5133,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4932,6 +5147,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4947,6 +5163,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -4959,6 +5176,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4989,6 +5207,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5107,10 +5326,11 @@ export interface operations {
                     "application/json": components["schemas"]["RevisionResponse"];
                 };
             };
-            /** @description Bad request (code: invalid_query) */
+            /** @description Bad request (code: invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -5123,6 +5343,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -5137,6 +5358,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5150,6 +5372,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5165,6 +5388,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -5177,6 +5401,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5210,6 +5435,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5334,6 +5560,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -5346,6 +5573,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -5360,6 +5588,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5373,6 +5602,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5386,6 +5616,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     ETag: components["headers"]["ETag"];
@@ -5400,6 +5631,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5415,6 +5647,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -5427,6 +5660,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5460,6 +5694,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5484,10 +5719,11 @@ export interface operations {
                     "application/json": components["schemas"]["Diff"];
                 };
             };
-            /** @description Bad request (code: invalid_query) */
+            /** @description Bad request (code: invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -5500,6 +5736,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -5514,6 +5751,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5527,6 +5765,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5542,6 +5781,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -5554,6 +5794,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5590,6 +5831,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5615,10 +5857,11 @@ export interface operations {
                     "application/json": components["schemas"]["EventList"];
                 };
             };
-            /** @description Bad request (code: invalid_query) */
+            /** @description Bad request (code: invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -5631,6 +5874,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -5645,6 +5889,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5660,6 +5905,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -5672,6 +5918,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5697,6 +5944,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5724,10 +5972,11 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointList"];
                 };
             };
-            /** @description Bad request (code: invalid_query) */
+            /** @description Bad request (code: invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -5740,6 +5989,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -5754,6 +6004,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5767,6 +6018,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5782,6 +6034,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -5794,6 +6047,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5829,6 +6083,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5853,10 +6108,11 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedWebhookEndpoint"];
                 };
             };
-            /** @description Bad request (code: invalid_json, invalid_query) */
+            /** @description Bad request (code: invalid_json, invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -5869,6 +6125,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -5883,6 +6140,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5896,6 +6154,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5909,6 +6168,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -5921,6 +6181,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5934,6 +6195,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5949,6 +6211,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -5961,6 +6224,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5989,6 +6253,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6012,10 +6277,11 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description Bad request (code: invalid_query) */
+            /** @description Bad request (code: invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -6028,6 +6294,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -6042,6 +6309,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6055,6 +6323,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6068,6 +6337,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6083,6 +6353,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -6095,6 +6366,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6123,6 +6395,7 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6130,10 +6403,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request (code: invalid_query) */
+            /** @description Bad request (code: invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -6146,6 +6420,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -6160,6 +6435,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6173,6 +6449,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6186,6 +6463,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6201,6 +6479,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -6213,6 +6492,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6250,6 +6530,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6275,10 +6556,11 @@ export interface operations {
                     "application/json": components["schemas"]["RotatedWebhookSecret"];
                 };
             };
-            /** @description Bad request (code: invalid_json, invalid_query) */
+            /** @description Bad request (code: invalid_json, invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -6291,6 +6573,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -6305,6 +6588,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6318,6 +6602,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6331,6 +6616,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -6343,6 +6629,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6356,6 +6643,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6371,6 +6659,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -6383,6 +6672,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6411,6 +6701,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6434,10 +6725,11 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description Bad request (code: invalid_query) */
+            /** @description Bad request (code: invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -6450,6 +6742,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -6464,6 +6757,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6477,6 +6771,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6490,6 +6785,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6505,6 +6801,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -6517,6 +6814,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6554,6 +6852,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6579,10 +6878,11 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
-            /** @description Bad request (code: invalid_query) */
+            /** @description Bad request (code: invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -6595,6 +6895,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -6609,6 +6910,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6622,6 +6924,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6635,6 +6938,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6650,6 +6954,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -6662,6 +6967,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6697,6 +7003,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -6707,16 +7014,18 @@ export interface operations {
                      *       "id": 7,
                      *       "name": "Acme Benefits Lab",
                      *       "email": "dev@acme.example",
-                     *       "created_at": "2026-11-21T08:14:03.512000Z"
+                     *       "created_at": "2026-11-21T08:14:03.512000Z",
+                     *       "api_version": "2026-11-21"
                      *     }
                      */
                     "application/json": components["schemas"]["AdminAccount"];
                 };
             };
-            /** @description Bad request (code: invalid_json, invalid_query) */
+            /** @description Bad request (code: invalid_json, invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -6729,6 +7038,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -6743,6 +7053,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -6755,6 +7066,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -6767,6 +7079,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -6779,6 +7092,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6794,6 +7108,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -6806,6 +7121,162 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setAccountApiVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Account id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "api_version": "2026-12-01"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetApiVersionBody"];
+            };
+        };
+        responses: {
+            /** @description The account, at its new version */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 7,
+                     *       "name": "Acme Benefits Lab",
+                     *       "email": "dev@acme.example",
+                     *       "created_at": "2026-11-21T08:14:03.512000Z",
+                     *       "api_version": "2026-12-01"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminAccount"];
+                };
+            };
+            /** @description Bad request (code: invalid_json, invalid_query, invalid_header) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid credentials (code: unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (code: not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (code: payload_too_large) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (code: validation_failed) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable (code: unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6833,6 +7304,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -6857,10 +7329,11 @@ export interface operations {
                     "application/json": components["schemas"]["AdminApiKeyList"];
                 };
             };
-            /** @description Bad request (code: invalid_query) */
+            /** @description Bad request (code: invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -6873,6 +7346,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -6887,6 +7361,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -6899,6 +7374,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6914,6 +7390,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -6926,6 +7403,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6964,6 +7442,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -6983,10 +7462,11 @@ export interface operations {
                     "application/json": components["schemas"]["AdminCreatedApiKey"];
                 };
             };
-            /** @description Bad request (code: invalid_json, invalid_query) */
+            /** @description Bad request (code: invalid_json, invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -6999,6 +7479,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -7013,6 +7494,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -7025,6 +7507,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -7037,6 +7520,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -7049,6 +7533,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7064,6 +7549,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -7076,6 +7562,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7103,6 +7590,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -7123,10 +7611,11 @@ export interface operations {
                     "application/json": components["schemas"]["AdminApiKey"];
                 };
             };
-            /** @description Bad request (code: invalid_query) */
+            /** @description Bad request (code: invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -7139,6 +7628,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -7153,6 +7643,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -7165,6 +7656,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7180,6 +7672,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -7192,6 +7685,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7228,6 +7722,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -7247,10 +7742,11 @@ export interface operations {
                     "application/json": components["schemas"]["AdminCreatedApiKey"];
                 };
             };
-            /** @description Bad request (code: invalid_json, invalid_query) */
+            /** @description Bad request (code: invalid_json, invalid_query, invalid_header) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -7263,6 +7759,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -7277,6 +7774,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -7289,6 +7787,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -7301,6 +7800,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -7313,6 +7813,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7328,6 +7829,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     [name: string]: unknown;
@@ -7340,6 +7842,102 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listApiVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The versions and their changes */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "version": "2026-12-01",
+                     *           "released": "2026-12-01",
+                     *           "summary": "One scenario shape in every reply, string tokens, and the misspelt cursor retired.",
+                     *           "changes": [
+                     *             {
+                     *               "title": "One scenario shape everywhere",
+                     *               "description": "View, create, save, PATCH and restore answer `{\"data\": <scenario>}`, where the scenario is the list item (`id`, `user_id`, `state` with its `slug`, `token`, `expired`, `created_at`, `updated_at`, `version`, `scenario_data`) plus `chart_img`. A revision answers `{\"data\": <revision>}`; a delete answers `{\"data\": {\"token\", \"deleted\": true}}`. The `status` and `message` wrapper of the specification's detail form is gone: the HTTP status says whether a request succeeded."
+                     *             },
+                     *             {
+                     *               "title": "scenario_data.token is always a string",
+                     *               "description": "The token inside `scenario_data` is a string in every reply, as the scenario's own `token` is. Before, the detail form (view, create, save, PATCH, restore) and revisions gave it as a number, and the list and the export as a string."
+                     *             },
+                     *             {
+                     *               "title": "endding_before is refused",
+                     *               "description": "Lists page backward with `ending_before` only. The specification's misspelling `endding_before`, which earlier versions take as the same parameter, is answered 400 `invalid_query` naming `ending_before`."
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "version": "2026-11-21",
+                     *           "released": "2026-11-21",
+                     *           "summary": "The API as the specification shapes it: the detail form with status and message, a numeric scenario_data.token in it, and endding_before.",
+                     *           "changes": []
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiVersionList"];
+                };
+            };
+            /** @description Bad request (code: invalid_query, invalid_header) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable (code: unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
                     "Retry-After": components["headers"]["Retry-After"];

@@ -3,10 +3,13 @@
 // or, with --remote, the deployed database. Same query functions as the admin API, and what it
 // prints has the admin API's field names (snake_case): an account or a key as JSON, lists as tables.
 import { parseArgs } from 'node:util';
-import { CreateAccountBody, CreateKeyBody, RollKeyBody } from '../src/admin/schema.ts';
+import { experimental_readRawConfig } from 'wrangler';
+import { CreateAccountBody, CreateKeyBody, RollKeyBody, SetApiVersionBody } from '../src/admin/schema.ts';
 import { issueApiKey, mintApiKey } from '../src/auth/issue-key.ts';
 import { createAccount } from '../src/accounts/create.ts';
-import { findAccount, listAccounts } from '../src/db/accounts.ts';
+import { findAccount, listAccounts, setAccountApiVersion } from '../src/db/accounts.ts';
+import type { Account } from '../src/db/schema.ts';
+import { readConfig } from '../src/env.ts';
 import { databaseOfId } from '../src/db/databases.ts';
 import { listApiKeys, revokeApiKey, rollApiKey } from '../src/db/api-keys.ts';
 import { formatTimestamp, parseRfc3339 } from '../src/http/timestamps.ts';
@@ -26,6 +29,8 @@ const USAGE = `Usage: npm run keys -- <command> [options] [--remote]
   revoke-key     --key ID
   roll-key       --key ID [--expires-in SECONDS]
                  a new key like key ID; the old one works SECONDS more (default 86400, 0 = stops now)
+  set-api-version --account ID --api-version VERSION
+                 pins the account to an API version (GET /api_versions lists them)
 
   --remote   use the deployed D1 database instead of the local one (needs wrangler login)`;
 
@@ -39,6 +44,7 @@ const { values, positionals } = parseArgs({
     scope: { type: 'string' },
     expires: { type: 'string' },
     'expires-in': { type: 'string' },
+    'api-version': { type: 'string' },
     remote: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -71,6 +77,11 @@ function id(name: 'account' | 'key'): number {
 const ts = (ms: number | null) => (ms === null ? null : formatTimestamp(ms));
 
 /** A key as the admin API lists it: never the key itself or its hash. */
+/** An account as the admin API shows it. */
+function accountFields(a: Account) {
+  return { id: a.id, name: a.name, email: a.email, created_at: ts(a.createdAt), api_version: a.apiVersion };
+}
+
 function keyFields(k: ApiKey) {
   return {
     id: k.id,
@@ -106,14 +117,24 @@ async function main(): Promise<void> {
     switch (command) {
       case 'create-account': {
         const { name, email } = valid(CreateAccountBody.safeParse({ name: required('name'), email: required('email') }));
-        const account = await createAccount(databases, { name, email, now });
+        // New accounts are pinned to wrangler.toml's DEFAULT_API_VERSION, as the admin API pins them.
+        const { rawConfig } = experimental_readRawConfig({ config: 'wrangler.toml' });
+        const apiVersion = readConfig((rawConfig.vars ?? {}) as Record<string, unknown>).defaultApiVersion;
+        const account = await createAccount(databases, { name, email, now, apiVersion });
         if (!account) refuse(`An account with e-mail ${email} exists already (e-mail addresses are unique, whatever their case).`);
-        print({ id: account.id, name: account.name, email: account.email, created_at: ts(account.createdAt) });
+        print(accountFields(account));
         break;
       }
       case 'list-accounts': {
         const accounts = (await Promise.all(databases.map((db) => listAccounts(db)))).flat();
-        console.table(accounts.map((a) => ({ id: a.id, name: a.name, email: a.email, created_at: ts(a.createdAt) })));
+        console.table(accounts.map(accountFields));
+        break;
+      }
+      case 'set-api-version': {
+        const { api_version: version } = valid(SetApiVersionBody.safeParse({ api_version: required('api-version') }));
+        const account = await setAccountApiVersion(on(id('account')), { id: id('account'), version, now });
+        if (!account) refuse(`No account with id ${values.account}.`);
+        print(accountFields(account));
         break;
       }
       case 'create-key': {

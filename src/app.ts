@@ -11,7 +11,7 @@ import type { AppEnv } from './env.ts';
 import { errorHandlers } from './http/errors.ts';
 import { corsPreflight, limitBodySize, requestContext } from './http/middleware.ts';
 import { registerSharedComponents } from './http/openapi.ts';
-import { servedDocument } from './http/openapi-document.ts';
+import { servedDocument } from './versions/openapi-document.ts';
 import { refuseCredentialsInQuery } from './http/query.ts';
 import { buildRouteTable, type RouteTable } from './http/routing.ts';
 import { validationHook } from './http/validation.ts';
@@ -23,6 +23,12 @@ import { patchRoutes } from './scenarios/patch-routes.ts';
 import { sharedRoutes } from './share-links/public-routes.ts';
 import { shareLinkRoutes } from './share-links/routes.ts';
 import { scenarioRoutes } from './scenarios/routes.ts';
+import { versionLayer } from './versions/layer.ts';
+import { versionRoutes } from './versions/routes.ts';
+import { API_VERSION_HEADER, invalidVersion } from './versions/layer.ts';
+import { knownApiVersion } from './api-versions.ts';
+import { readConfig } from './env.ts';
+import { ApiError } from './http/problem.ts';
 
 // TrieRouter, not Hono's default SmartRouter: that one first tries RegExpRouter, which refuses
 // these routes (a static segment beside a parameter: /scenarios/export and /scenarios/{token})
@@ -31,6 +37,8 @@ import { scenarioRoutes } from './scenarios/routes.ts';
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook, router: new TrieRouter() });
 
 app.use('*', requestContext);
+// Right inside the request context, so that every reply (errors, 304, every route) passes it.
+app.use('*', versionLayer);
 app.use('*', corsPreflight);
 app.use('*', refuseCredentialsInQuery);
 app.use('*', limitBodySize);
@@ -45,7 +53,8 @@ const routes = app
   .route('/scenarios', revisionRoutes)
   .route('/events', eventRoutes)
   .route('/webhook_endpoints', webhookRoutes)
-  .route('/admin', adminRoutes);
+  .route('/admin', adminRoutes)
+  .route('/', versionRoutes);
 app.route('/', docsRoutes);
 
 app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
@@ -95,7 +104,20 @@ export function servedFrom(requestUrl: string) {
   };
 }
 
-app.get('/openapi.json', async (c) => c.json({ ...(await openApiDocument()), servers: [servedFrom(c.req.url)] }, 200, { 'Cache-Control': 'public, max-age=300' }));
+/**
+ * The document of the version `?api_version=` names (default DEFAULT_API_VERSION). It names the
+ * version it describes in its own API-Version header, which the version layer keeps.
+ */
+app.get('/openapi.json', async (c) => {
+  const asked = c.req.query('api_version');
+  const version = asked === undefined ? readConfig(c.env).defaultApiVersion : knownApiVersion(asked);
+  if (version === undefined) {
+    const { errors } = invalidVersion(asked ?? '');
+    throw new ApiError('invalid_query', 'api_version must be a version GET /api_versions lists', { errors: errors?.map((e) => ({ ...e, path: 'api_version' })) });
+  }
+  const document = { ...(await openApiDocument(version)), servers: [servedFrom(c.req.url)] };
+  return c.json(document, 200, { 'Cache-Control': 'public, max-age=300', [API_VERSION_HEADER]: version });
+});
 
 const { onError, notFound } = errorHandlers(routeTable);
 app.onError(onError);

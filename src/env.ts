@@ -6,6 +6,7 @@
 import { MAX_DATABASES } from './db/databases.ts';
 import type { Keyed } from './db/api-keys.ts';
 import type { Session } from './db/statement.ts';
+import { knownApiVersion, SPEC_API_VERSION, type ApiVersion } from './api-versions.ts';
 
 export interface Secrets {
   /**
@@ -51,6 +52,11 @@ export interface Config {
    * not an http(s) origin: null, and what needs it answers 500 naming it.
    */
   publicOrigin: string | null;
+  /**
+   * DEFAULT_API_VERSION: the API version new accounts are pinned to, and what a request with
+   * neither an API-Version header nor an account gets (default 2026-11-21; an unknown one is ignored).
+   */
+  defaultApiVersion: ApiVersion;
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -62,6 +68,7 @@ export const DEFAULT_CONFIG: Config = {
   webhookAllowLoopback: false,
   accountMaxScenarios: 100_000,
   publicOrigin: null,
+  defaultApiVersion: SPEC_API_VERSION,
 };
 
 /** `value` as an origin (`scheme://host[:port]`) when it is an http(s) URL with nothing after its host; else undefined. */
@@ -97,6 +104,7 @@ export function readConfig(env: Partial<Record<keyof Env, unknown>>): Config {
     webhookAllowLoopback: text('WEBHOOK_ALLOW_LOOPBACK') === 'true',
     accountMaxScenarios: wholeNumber(text('ACCOUNT_MAX_SCENARIOS'), 0) ?? DEFAULT_CONFIG.accountMaxScenarios,
     publicOrigin: origin(text('PUBLIC_ORIGIN')) ?? DEFAULT_CONFIG.publicOrigin,
+    defaultApiVersion: knownApiVersion(text('DEFAULT_API_VERSION')?.trim()) ?? DEFAULT_CONFIG.defaultApiVersion,
   };
 }
 

@@ -8,13 +8,14 @@ import { everyDb } from './helpers/databases.ts';
 const KEY_FIELDS = ['created_at', 'expires_at', 'id', 'last_used_at', 'name', 'prefix', 'revoked_at', 'scope'];
 
 describe('POST /admin/accounts', () => {
-  it('201 with {id, name, email, created_at}', async () => {
+  it('201 with {id, name, email, created_at, api_version}', async () => {
     const email = uniqueEmail();
     const before = Date.now();
     const res = await admin().post('/admin/accounts', { name: 'Acme Benefits Lab', email });
     expect(res.status).toBe(201);
     expect(res.headers.get('Content-Type')).toBe('application/json; charset=utf-8');
-    expect(Object.keys(res.body).sort()).toEqual(['created_at', 'email', 'id', 'name']);
+    expect(Object.keys(res.body).sort()).toEqual(['api_version', 'created_at', 'email', 'id', 'name']);
+    expect(res.body.api_version).toBe('2026-11-21');
     expect(res.body).toMatchObject({ name: 'Acme Benefits Lab', email });
     expect(Number.isInteger(res.body.id)).toBe(true);
     expect(res.body.created_at).toMatch(TIMESTAMP);
@@ -71,7 +72,7 @@ describe('POST /admin/accounts/{id}/keys', () => {
     expect(res.body.created_at).toMatch(TIMESTAMP);
     const me = await api(res.body.key).get('/me');
     expect(me.status).toBe(200);
-    expect(me.body).toEqual({ name: account.name, email: account.email });
+    expect(me.body).toEqual({ name: account.name, email: account.email, api_version: '2026-11-21' });
   });
 
   it('an empty body makes an unnamed read_write key', async () => {

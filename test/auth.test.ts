@@ -185,7 +185,7 @@ describe('scopes: a read key reads, and cannot write', () => {
     const scenario = await createScenario(writer.key);
     const me = await api(reader.key).get('/me');
     expect(me.status).toBe(200);
-    expect(me.body).toEqual({ name: 'Reader Co', email: account.email });
+    expect(me.body).toEqual({ name: 'Reader Co', email: account.email, api_version: '2026-11-21' });
     const list = await api(reader.key).get('/scenarios');
     expect(list.status).toBe(200);
     expect(list.body.data.map((s: { token: string }) => s.token)).toEqual([scenario.token]);

@@ -1,18 +1,21 @@
 // Hono's typed client (`hc<AppType>`), with no code generation: the app's chained route types
-// give every call its path, method, inputs and reply types. This file is type-checked with the rest
+// give every call its path, method, inputs and reply types. Routes build the newest API version's
+// shapes, so AppType describes the newest: the client sends API-Version: 2026-12-01 (README,
+// "Typed clients"). This file is type-checked with the rest
 // (`npm run typecheck`), so a route whose type drops out of AppType, or a changed input or reply
 // shape, fails there as well as here.
 import { exports } from 'cloudflare:workers';
 import { hc, type InferRequestType } from 'hono/client';
 import { beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import type { AppType } from '../src/index.ts';
+import { NEWEST_API_VERSION } from '../src/api-versions.ts';
 import { BASE, createAccountWithKey } from './helpers/api.ts';
 
 /** A client that reaches the Worker through its own fetch, as a deployed client reaches it over HTTP. */
 function client(key: string) {
   return hc<AppType>(BASE, {
     fetch: (input: RequestInfo | URL, init?: RequestInit) => exports.default.fetch(new Request(input, init)),
-    headers: { Authorization: `Bearer ${key}` },
+    headers: { Authorization: `Bearer ${key}`, 'API-Version': NEWEST_API_VERSION },
   });
 }
 
@@ -49,7 +52,7 @@ describe('typed client: hc<AppType>', () => {
     const res = await client(key).me.$get();
     expect(res.status).toBe(200);
     const me = await res.json();
-    expectTypeOf(me).toEqualTypeOf<{ name: string; email: string }>();
+    expectTypeOf(me).toEqualTypeOf<{ name: string; email: string; api_version: '2026-12-01' | '2026-11-21' }>();
     expect(me.email).toMatch(/@example\.com$/);
   });
 
@@ -57,7 +60,7 @@ describe('typed client: hc<AppType>', () => {
     const api = client(key);
     const created = await api.scenarios.$post({ json: { scenarioData: household }, header: {} });
     if (created.status !== 201) throw new Error(await created.text());
-    const token = (await created.json()).data.scenario.token;
+    const token = (await created.json()).data.token;
     await api.scenarios.save.$post({ json: { token, scenarioData: { ...household, year: 2027 } }, header: {} });
     const history = api.scenarios[':token'];
 
@@ -69,7 +72,7 @@ describe('typed client: hc<AppType>', () => {
 
     const one = await history.revisions[':version'].$get({ param: { token, version: '1' } });
     if (one.status !== 200) throw new Error(await one.text());
-    expect((await one.json()).data.revision.scenario_data.year).toBe(2026);
+    expect((await one.json()).data.scenario_data.year).toBe(2026);
 
     const diff = await history.diff.$get({ param: { token }, query: { from: '1', to: '2' } });
     if (diff.status !== 200) throw new Error(await diff.text());
@@ -78,7 +81,7 @@ describe('typed client: hc<AppType>', () => {
     const restored = await history.revisions[':version'].restore.$post({ param: { token, version: '1' }, header: { 'if-match': '"v2"' } });
     if (restored.status !== 200) throw new Error(await restored.text());
     expect(restored.headers.get('ETag')).toBe('"v3"');
-    expect((await restored.json()).data.scenario.scenario_data.year).toBe(2026);
+    expect((await restored.json()).data.scenario_data.year).toBe(2026);
   });
 
   it('creates, lists, views, saves and deletes a scenario', async () => {
@@ -89,12 +92,13 @@ describe('typed client: hc<AppType>', () => {
     expect(created.status).toBe(201);
     if (created.status !== 201) throw new Error(await created.text());
     const createdBody = await created.json();
-    const token = createdBody.data.scenario.token;
+    const token = createdBody.data.token;
     expectTypeOf(token).toEqualTypeOf<string>();
-    expectTypeOf(createdBody.data.scenario.scenario_data.token).toEqualTypeOf<number>();
-    expect(createdBody.data.message).toBe('Scenario created');
-    expect(createdBody.data.scenario.scenario_data.token).toBe(Number(token));
-    expect(createdBody.data.scenario.state).toEqual({ id: 36, name: 'New York' });
+    expectTypeOf(createdBody.data.scenario_data.token).toEqualTypeOf<string>();
+    expect(created.headers.get('API-Version')).toBe('2026-12-01');
+    expect(createdBody.data.version).toBe(1);
+    expect(createdBody.data.scenario_data.token).toBe(token);
+    expect(createdBody.data.state).toEqual({ id: 36, name: 'New York', slug: 'new-york' });
     expect(created.headers.get('Location')).toBe(`${BASE}/scenarios/${token}`);
 
     // List
@@ -123,8 +127,8 @@ describe('typed client: hc<AppType>', () => {
     const etag = viewed.headers.get('ETag') ?? '';
     expect(etag).toBe('"v1"');
     const view = await viewed.json();
-    expect(view.data.message).toBe('Scenario found');
-    expect(view.data.scenario.scenario_data.programs).toEqual(['snap', 'eitc']);
+    expect(view.data.token).toBe(token);
+    expect(view.data.scenario_data.programs).toEqual(['snap', 'eitc']);
     const notModified = await api.scenarios[':token'].$get({ param: { token }, header: { 'if-none-match': etag } });
     expect(notModified.status).toBe(304);
 
@@ -136,8 +140,8 @@ describe('typed client: hc<AppType>', () => {
     expect(saved.status).toBe(200);
     if (saved.status !== 200) throw new Error(await saved.text());
     const savedBody = await saved.json();
-    expect(savedBody.data.message).toBe('Scenario saved');
-    expect(savedBody.data.scenario.scenario_data.programs).toEqual(['snap']);
+    expect(savedBody.data.version).toBe(2);
+    expect(savedBody.data.scenario_data.programs).toEqual(['snap']);
     expect(saved.headers.get('ETag')).toBe('"v2"');
 
     const stale = await api.scenarios.save.$put({ json: { token, scenarioData: household }, header: { 'if-match': etag } });
@@ -145,15 +149,15 @@ describe('typed client: hc<AppType>', () => {
     const put = await api.scenarios.save.$put({ json: { token: Number(token), scenario_data: household }, header: {} });
     expect(put.status).toBe(200);
     if (put.status !== 200) throw new Error(await put.text());
-    expect((await put.json()).data.scenario.scenario_data.programs).toEqual(['snap', 'eitc']);
+    expect((await put.json()).data.scenario_data.programs).toEqual(['snap', 'eitc']);
 
     // Delete; the scenario is gone
     const deleted = await api.scenarios[':token'].delete.$delete({ param: { token } });
     expect(deleted.status).toBe(200);
     if (deleted.status !== 200) throw new Error(await deleted.text());
     const deletedBody = await deleted.json();
-    expectTypeOf(deletedBody).toEqualTypeOf<{ data: { status: 'success'; message: 'Scenario deleted' } }>();
-    expect(deletedBody).toEqual({ data: { status: 'success', message: 'Scenario deleted' } });
+    expectTypeOf(deletedBody).toEqualTypeOf<{ data: { token: string; deleted: true } }>();
+    expect(deletedBody).toEqual({ data: { token, deleted: true } });
 
     const gone = await api.scenarios[':token'].$get({ param: { token }, header: {} });
     expect(gone.status).toBe(404);
@@ -166,17 +170,22 @@ describe('typed client: hc<AppType>', () => {
     const api = client(key);
     const created = await api.scenarios.$post({ json: { scenarioData: household }, header: {} });
     if (created.status !== 201) throw new Error(await created.text());
-    const token = (await created.json()).data.scenario.token;
+    const token = (await created.json()).data.token;
 
     // A patch's body is a merge patch or a JSON Patch, sent as such (the client's body is JSON).
     const patched = await api.scenarios[':token'].$patch(
       { param: { token }, header: { 'if-match': '"v1"' } },
-      { init: { body: JSON.stringify({ year: 2027 }), headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/merge-patch+json', 'If-Match': '"v1"' } } },
+      {
+        init: {
+          body: JSON.stringify({ year: 2027 }),
+          headers: { Authorization: `Bearer ${key}`, 'API-Version': NEWEST_API_VERSION, 'Content-Type': 'application/merge-patch+json', 'If-Match': '"v1"' },
+        },
+      },
     );
     if (patched.status !== 200) throw new Error(await patched.text());
     const patchedBody = await patched.json();
-    expectTypeOf(patchedBody.data.scenario.scenario_data.year).toEqualTypeOf<number>();
-    expect(patchedBody.data.scenario.scenario_data).toMatchObject({ year: 2027, programs: ['snap', 'eitc'] });
+    expectTypeOf(patchedBody.data.scenario_data.year).toEqualTypeOf<number>();
+    expect(patchedBody.data.scenario_data).toMatchObject({ year: 2027, programs: ['snap', 'eitc'] });
     expect(patched.headers.get('ETag')).toBe('"v2"');
 
     const links = api.scenarios[':token'].share_links;

@@ -1,11 +1,13 @@
-// The generated-client path: client/schema.d.ts is generated from openapi/openapi.json by
+// The generated-client path: client/schema.d.ts is generated from openapi/openapi.json (API version
+// 2026-11-21) and client/schema.2026-12-01.d.ts from openapi/openapi.2026-12-01.json by
 // openapi-typescript (`npm run openapi`), and openapi-fetch types every call by path and method
-// from it, error bodies (problem+json) included. Any language's OpenAPI generator can take the
-// same document; this is the TypeScript one, checked here against the running Worker.
+// from them, error bodies (problem+json) included. Any language's OpenAPI generator can take the
+// same documents; this is the TypeScript one, checked here against the running Worker.
 import { exports } from 'cloudflare:workers';
 import createClient from 'openapi-fetch';
 import { beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import type { components, paths } from '../client/schema';
+import type { paths as newestPaths } from '../client/schema.2026-12-01';
 import { BASE, createAccountWithKey } from './helpers/api.ts';
 
 type Problem = components['schemas']['Problem'];
@@ -52,7 +54,7 @@ describe('generated client: openapi-typescript + openapi-fetch', () => {
   it('says whose key it is, and types the problem when the key is wrong', async () => {
     const { data, response } = await client(key).GET('/me');
     expect(response.status).toBe(200);
-    expectTypeOf(data).toEqualTypeOf<{ name: string; email: string } | undefined>();
+    expectTypeOf(data).toEqualTypeOf<{ name: string; email: string; api_version: '2026-12-01' | '2026-11-21' } | undefined>();
     expect(data?.email).toMatch(/@example\.com$/);
 
     const refused = await client('scn_not-a-key').GET('/me');
@@ -218,5 +220,25 @@ describe('generated client: openapi-typescript + openapi-fetch', () => {
     expect(restored.response.headers.get('ETag')).toBe('"v3"');
     expect(restored.data?.data.message).toBe('Scenario restored');
     expect(restored.data?.data.scenario.scenario_data.year).toBe(2026);
+  });
+});
+
+describe('generated client of the newest version (client/schema.2026-12-01.d.ts)', () => {
+  it('sends API-Version: 2026-12-01 and gets the shapes its types describe', async () => {
+    const newest = createClient<newestPaths>({
+      baseUrl: BASE,
+      fetch: (request) => exports.default.fetch(request),
+      headers: { Authorization: `Bearer ${key}`, 'API-Version': '2026-12-01' },
+    });
+    const created = await newest.POST('/scenarios', { body: { scenarioData: household } });
+    expect(created.response.status).toBe(201);
+    const token = created.data?.data.token ?? '';
+    expectTypeOf(created.data?.data.scenario_data.token).toEqualTypeOf<string | undefined>();
+    expect(created.data?.data.scenario_data.token).toBe(token);
+    const viewed = await newest.GET('/scenarios/{token}', { params: { path: { token } } });
+    expect(viewed.data?.data.version).toBe(1);
+    const deleted = await newest.DELETE('/scenarios/{token}', { params: { path: { token } } });
+    expectTypeOf(deleted.data).toEqualTypeOf<{ data: { token: string; deleted: true } } | undefined>();
+    expect(deleted.data).toEqual({ data: { token, deleted: true } });
   });
 });

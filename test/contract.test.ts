@@ -48,7 +48,7 @@ describe('the OpenAPI document lists exactly what the app serves', () => {
     const documented = operations.map((o) => `${o.method} ${o.path}`).sort();
     expect(documented).toEqual(servedRoutes());
     expect(documentedOperations().sort()).toEqual(documented);
-    expect(documented).toHaveLength(32);
+    expect(documented).toHaveLength(34);
   });
 
   it('names every operation with a unique camelCase operationId', () => {
@@ -81,7 +81,9 @@ describe('the OpenAPI document lists exactly what the app serves', () => {
       'GET /webhook_endpoints/{id}/deliveries': 'listWebhookDeliveries',
       'POST /webhook_endpoints/{id}/rotate_secret': 'rotateWebhookSecret',
       'POST /webhook_endpoints/{id}/enable': 'enableWebhookEndpoint',
+      'GET /api_versions': 'listApiVersions',
       'POST /admin/accounts': 'createAccount',
+      'PUT /admin/accounts/{id}/api_version': 'setAccountApiVersion',
       'POST /admin/accounts/{id}/keys': 'createApiKey',
       'GET /admin/accounts/{id}/keys': 'listApiKeys',
       'DELETE /admin/keys/{id}': 'revokeApiKey',
@@ -106,12 +108,12 @@ describe('the OpenAPI document lists exactly what the app serves', () => {
     expect(doc.components.parameters.ScenarioToken).toMatchObject({ name: 'token', in: 'path', required: true });
   });
 
-  it('declares the bearer API-key scheme for the API and the admin scheme for /admin; the chart and share links are public', () => {
+  it('declares the bearer API-key scheme for the API and the admin scheme for /admin; the chart, share links and the changelog are public', () => {
     expect(doc.components.securitySchemes.ApiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.components.securitySchemes.AdminToken).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ ApiKey: [] }]);
     for (const { method, path, operation } of operations) {
-      const expected = path.startsWith('/admin/') ? [{ AdminToken: [] }] : path.endsWith('/chart.svg') || path.startsWith('/shared/') ? [] : undefined;
+      const expected = path.startsWith('/admin/') ? [{ AdminToken: [] }] : path.endsWith('/chart.svg') || path.startsWith('/shared/') || path === '/api_versions' ? [] : undefined;
       expect(operation.security, `${method} ${path}`).toEqual(expected);
     }
   });
@@ -239,17 +241,17 @@ describe("Swagger UI's Try it out, filled in from the document as /docs fills it
 describe('the checker every HTTP test runs', () => {
   const json = (body: unknown, status: number, headers: Record<string, string> = {}) => ({
     status,
-    headers: new Headers({ 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': 'r-1', 'Access-Control-Allow-Origin': '*', ...headers }),
+    headers: new Headers({ 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': 'r-1', 'API-Version': '2026-11-21', 'Access-Control-Allow-Origin': '*', ...headers }),
     text: JSON.stringify(body),
   });
   const problem = (status: number, code: string, headers: Record<string, string> = {}) => ({
     ...json({ type: `tag:scenario-service,2026:problems/${code}`, title: 'T', status, detail: 'D', code, request_id: 'r-1' }, status, headers),
-    headers: new Headers({ 'Content-Type': 'application/problem+json', 'X-Request-Id': 'r-1', 'Access-Control-Allow-Origin': '*', ...headers }),
+    headers: new Headers({ 'Content-Type': 'application/problem+json', 'X-Request-Id': 'r-1', 'API-Version': '2026-11-21', 'Access-Control-Allow-Origin': '*', ...headers }),
   });
   const policy = { 'RateLimit-Policy': '"per-key";q=600;w=60' };
 
   it('accepts a reply the document describes', () => {
-    expect(() => checkAgainstDocument('GET', '/me', json({ name: 'A', email: 'a@example.com' }, 200, policy))).not.toThrow();
+    expect(() => checkAgainstDocument('GET', '/me', json({ name: 'A', email: 'a@example.com', api_version: '2026-11-21' }, 200, policy))).not.toThrow();
     expect(() => checkAgainstDocument('GET', '/scenarios/123456789012345', problem(404, 'not_found', policy))).not.toThrow();
     expect(() => checkAgainstDocument('PATCH', '/me', problem(405, 'method_not_allowed', { Allow: 'GET, HEAD' }))).not.toThrow();
   });
@@ -261,12 +263,24 @@ describe('the checker every HTTP test runs', () => {
 
   it('refuses a body that does not match, an extra field, a wrong content type', () => {
     expect(() => checkAgainstDocument('GET', '/me', json({ name: 'A' }, 200, policy))).toThrow(/does not match/);
-    expect(() => checkAgainstDocument('GET', '/me', json({ name: 'A', email: 'a@example.com', id: 1 }, 200, policy))).toThrow(/does not match/);
-    expect(() => checkAgainstDocument('GET', '/me', { ...json({ name: 'A', email: 'a@example.com' }, 200, policy), headers: new Headers({ 'Content-Type': 'text/plain', 'X-Request-Id': 'r', 'Access-Control-Allow-Origin': '*', ...policy }) })).toThrow(/content type text\/plain/);
+    expect(() => checkAgainstDocument('GET', '/me', json({ name: 'A', email: 'a@example.com', api_version: '2026-11-21', id: 1 }, 200, policy))).toThrow(/does not match/);
+    expect(() => checkAgainstDocument('GET', '/me', { ...json({ name: 'A', email: 'a@example.com', api_version: '2026-11-21' }, 200, policy), headers: new Headers({ 'Content-Type': 'text/plain', 'X-Request-Id': 'r', 'API-Version': '2026-11-21', 'Access-Control-Allow-Origin': '*', ...policy }) })).toThrow(/content type text\/plain/);
+  });
+
+  it('refuses a reply without API-Version, or naming a version not served, and holds each to its version', () => {
+    const me = json({ name: 'A', email: 'a@example.com', api_version: '2026-11-21' }, 200, policy);
+    me.headers.delete('API-Version');
+    expect(() => checkAgainstDocument('GET', '/me', me)).toThrow(/API-Version \(missing\)/);
+    me.headers.set('API-Version', '2099-01-01');
+    expect(() => checkAgainstDocument('GET', '/me', me)).toThrow(/not a version/);
+    // The same body, held to each version's document: the detail form is 2026-11-21's only.
+    const detail = { data: { status: 'success', message: 'Scenario deleted' } };
+    expect(() => checkAgainstDocument('DELETE', '/scenarios/123456789012345', json(detail, 200, policy))).not.toThrow();
+    expect(() => checkAgainstDocument('DELETE', '/scenarios/123456789012345', json(detail, 200, { ...policy, 'API-Version': '2026-12-01' }))).toThrow(/does not match/);
   });
 
   it('refuses a missing required header and a problem code the response does not list', () => {
-    expect(() => checkAgainstDocument('GET', '/me', json({ name: 'A', email: 'a@example.com' }, 200))).toThrow(/RateLimit-Policy is missing/);
+    expect(() => checkAgainstDocument('GET', '/me', json({ name: 'A', email: 'a@example.com', api_version: '2026-11-21' }, 200))).toThrow(/RateLimit-Policy is missing/);
     expect(() => checkAgainstDocument('GET', '/scenarios/123456789012345', problem(404, 'forbidden', policy))).toThrow(/belongs to status 403/);
     expect(() => checkAgainstDocument('POST', '/scenarios', problem(409, 'conflict', policy))).toThrow(/not documented/);
   });

@@ -228,6 +228,7 @@ const ROUTE_ACTIONS: Record<string, Action | null> = {
   '/dashboard/members/:id/role': 'members.role',
   '/dashboard/members/:id/remove': 'members.remove',
   '/dashboard/accounts/switch': 'account.switch',
+  '/dashboard/account/api_version': 'account.api_version',
 };
 
 describe('the permission table, enforced on the server', () => {
@@ -260,6 +261,7 @@ describe('the permission table, enforced on the server', () => {
           (await db.prepare('select token_hash, revoked_at, used_at from dashboard_invitations where account_id = ? order by token_hash').bind(account.id).all()).results,
           (await db.prepare('select count(*) as n from dashboard_audit where account_id = ?').bind(account.id).first()),
           (await db.prepare('select count(*) as n from dashboard_sessions where account_id = ?').bind(account.id).first()),
+          (await db.prepare('select api_version from accounts where id = ?').bind(account.id).first()),
         ]);
       const before = await snapshot();
       const forms: Record<string, Record<string, string>> = {
@@ -270,6 +272,7 @@ describe('the permission table, enforced on the server', () => {
         'webhooks.resend': { event_id: eventId },
         'members.invite': { email: uniqueEmail(), role: 'owner' },
         'members.role': { role: 'owner' },
+        'account.api_version': { api_version: '2026-12-01', from: '2026-11-21' },
       };
       let refused = 0;
       for (const [pattern, action] of Object.entries(ROUTE_ACTIONS)) {
@@ -282,7 +285,7 @@ describe('the permission table, enforced on the server', () => {
         expect(reply.status, `${role} ${path}`).toBe(403);
         refused += 1;
       }
-      expect(refused).toBe(role === 'viewer' ? 12 : 4);
+      expect(refused).toBe(role === 'viewer' ? 13 : 5);
       expect(await snapshot()).toBe(before);
       expect((await api(key).get('/me')).status).toBe(200);
       // The pages still read, every one.

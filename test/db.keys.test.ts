@@ -85,6 +85,7 @@ describe('api keys', () => {
       accountId: owner.id,
       accountName: 'Owner Ltd',
       accountEmail: owner.email,
+      accountApiVersion: '2026-11-21',
     });
   });
 

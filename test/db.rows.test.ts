@@ -11,7 +11,7 @@ describe('rowReader', () => {
     await env.DB.prepare('INSERT INTO accounts (name, email, created_at) VALUES (?, ?, ?)').bind('Rows', email, 1234).run();
     const row = await env.DB.prepare('SELECT * FROM accounts WHERE email = ?').bind(email).first();
     const account = rowReader(accounts)(row!);
-    expect(account).toEqual({ id: row!.id, name: 'Rows', email, createdAt: 1234, scenarioCount: 0, changeId: null });
+    expect(account).toEqual({ id: row!.id, name: 'Rows', email, createdAt: 1234, scenarioCount: 0, changeId: null, apiVersion: '2026-11-21', previousApiVersion: null, apiVersionChangedAt: null });
   });
 
   it('reads only the columns it is given, and a column the statement left out as null', () => {

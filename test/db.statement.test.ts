@@ -122,7 +122,17 @@ describe('runOne and runBatch', () => {
   it('runOne gives the rows of a read and the RETURNING rows of a write', async () => {
     const account = await newAccount('Rows');
     expect(await runOne(env.DB, accountById(env.DB, { id: account.id }))).toEqual([
-      { id: account.id, name: 'Rows', email: account.email, created_at: account.createdAt, scenario_count: 0, change_id: account.changeId },
+      {
+        id: account.id,
+        name: 'Rows',
+        email: account.email,
+        created_at: account.createdAt,
+        scenario_count: 0,
+        change_id: account.changeId,
+        api_version: '2026-11-21',
+        previous_api_version: null,
+        api_version_changed_at: null,
+      },
     ]);
     const rename = statement<{ id: number; name: string }>(
       () => sql`update ${accounts} set name = ${p('name')} where ${accounts.id} = ${p('id')} returning name`,

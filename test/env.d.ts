@@ -7,6 +7,8 @@ declare namespace Cloudflare {
     WEBHOOK_RECEIVER_URL: string;
     /** The OpenAPI document generated from the route definitions now, under Node (vitest.config.ts). */
     OPENAPI_FROM_ROUTES: string;
+    /** An API-Version every request of helpers/api.ts sends unless it names one (empty: none). */
+    TEST_API_VERSION: string;
     /** Every statement of src/db/ as drizzle renders it under Node (vitest.config.ts), as sorted JSON. */
     SQL_FROM_DRIZZLE: string;
     /** The dashboard Worker's own bindings (vitest.config.ts). */

@@ -22,6 +22,7 @@ const SHARED_WITH_DASHBOARD = [
   'src/db/statement.ts',
   'src/db/webhooks.ts',
   'src/env.ts',
+  'src/http/misspelt-cursor.ts',
   'src/http/problem.ts',
   'src/http/timestamps.ts',
   'src/webhooks/limits.ts',
@@ -30,6 +31,12 @@ const SHARED_WITH_DASHBOARD = [
   'src/webhooks/signing.ts',
   'src/webhooks/url-rules.ts',
   'src/webhooks/workflows.ts',
+  'src/api-versions.ts',
+  'src/versions/versions.ts',
+  'src/versions/change.ts',
+  'src/versions/changes/misspelt-cursor.ts',
+  'src/versions/changes/one-scenario-shape.ts',
+  'src/versions/changes/string-tokens.ts',
 ];
 
 /** Every relative import of the two Workers' code: [importing file, imported file], repository paths. */

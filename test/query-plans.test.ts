@@ -287,7 +287,7 @@ describe('query plans of the hot path', () => {
     const claim = planOf(idempotent, /^insert into `idempotency_records`/);
     const claimed = planOf(idempotent, /^insert into `scenarios`/);
     expectEachUses([insertPlain, claim, claimed], 'USING COVERING INDEX scenarios_token_unique (token=?)');
-    expectEachUses([claimed, planOf(idempotent, /^select \* from `idempotency_records`/)], 'USING INDEX sqlite_autoindex_idempotency_records_1 (account_id=? AND key=?)');
+    expectEachUses([claimed, planOf(idempotent, /^select `idempotency_records`\.\*/)], 'USING INDEX sqlite_autoindex_idempotency_records_1 (account_id=? AND key=?)');
   });
 
   it('finds the chart’s scenario by token, and the admin lookups by their indexes', async () => {

@@ -29,12 +29,14 @@ async function savedEvents(token: string) {
   return everyDb.prepare("select version from events where token = ? and type = 'scenario.saved' order by version").bind(token).all<{ version: number }>();
 }
 
-async function revisions(token: string) {
-  const { results } = await everyDb
-    .prepare('select r.version, r.scenario_data from scenario_revisions r join scenarios s on s.id = r.scenario_id where s.token = ? order by r.version')
-    .bind(token)
-    .all<{ version: number; scenario_data: string }>();
-  return results.map((r) => ({ version: r.version, data: JSON.parse(r.scenario_data) }));
+/**
+ * The scenario's kept revisions, oldest first, as the API rebuilds them (revisions are stored as
+ * patches against the next newer one: docs/decisions.md, "Compact history").
+ */
+async function revisions(key: string, token: string) {
+  const { body } = await api(key, { 'API-Version': '2026-11-21' }).get(`/scenarios/${token}/revisions?limit=100`);
+  const items = body.data as Array<{ version: number; scenario_data: any }>;
+  return items.map((r) => ({ version: r.version, data: { ...r.scenario_data, token } as any })).reverse();
 }
 
 describe('RFC 7396 test vectors (Appendix A), through the merge-patch library the route applies', () => {
@@ -74,7 +76,7 @@ describe('PATCH /scenarios/{token}', () => {
     expect(view.body.data.scenario.scenario_data).toEqual({ ...data, year: 2027 });
     expect((await stored(token))!.version).toBe(2);
     expect((await savedEvents(token)).results).toEqual([{ version: 2 }]);
-    expect((await revisions(token)).map((r) => r.version)).toEqual([1, 2]);
+    expect((await revisions(key, token)).map((r) => r.version)).toEqual([1, 2]);
   });
 
   it('a merge patch removes an optional member with null, and replaces arrays whole', async () => {
@@ -224,7 +226,7 @@ describe('patches racing saves on one scenario', () => {
     // Every acknowledged change made a version of its own, and every version after the first is one of them.
     const versions = accepted.map(({ res }) => Number(res.headers.get('ETag')!.slice(2, -1))).sort((a, b) => a - b);
     expect(versions).toEqual(Array.from({ length: accepted.length }, (_, i) => i + 2));
-    const history = await revisions(token);
+    const history = await revisions(key, token);
     expect(history.map((r) => r.version)).toEqual([1, ...versions]);
     expect((await savedEvents(token)).results.map((e) => e.version)).toEqual(versions);
     // Each version is exactly its writer's change applied to the version before it.

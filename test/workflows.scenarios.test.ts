@@ -257,7 +257,7 @@ describe('viewScenario', () => {
 });
 
 describe('createScenario', () => {
-  it('stores one scenario with the validated data, version 1 and the event id, records one created event, and answers its detail form', async () => {
+  it('stores one scenario with the validated data, version 1 and the event id, records one created event, and answers the scenario (newest form)', async () => {
     const data = input({ state_id: 6, year: 2027 });
     const now = Date.now();
     const eventId = newEventId();
@@ -271,9 +271,14 @@ describe('createScenario', () => {
     ]);
     expect(JSON.parse(row.scenarioData)).toEqual(toStoredData(data, result.token));
     expect(result.body.data).toMatchObject({
-      status: 'success',
-      message: 'Scenario created',
-      scenario: { token: result.token, chart_img: '', state: { id: 6, name: 'California' }, scenario_data: { token: Number(result.token), year: 2027 } },
+      id: row.id,
+      user_id: owner.accountId,
+      token: result.token,
+      version: 1,
+      expired: null,
+      chart_img: '',
+      state: { id: 6, name: 'California', slug: 'california' },
+      scenario_data: { token: result.token, year: 2027 },
     });
   });
 

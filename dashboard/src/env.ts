@@ -14,12 +14,13 @@ export interface DashboardBindings {
   ACCOUNT_MAX_SCENARIOS?: string;
   WEBHOOK_ALLOW_LOOPBACK?: string;
   PUBLIC_ORIGIN?: string;
+  DEFAULT_API_VERSION?: string;
   /** The API's secret (src/env.ts Secrets): endpoints made or rotated here are sealed with it too. */
   WEBHOOK_SECRET_KEYS?: string;
 }
 
 /** The configuration, read from the vars with their defaults (one place). */
-export interface DashboardConfig extends Pick<Config, 'webhookAllowLoopback' | 'accountMaxScenarios' | 'publicOrigin'> {
+export interface DashboardConfig extends Pick<Config, 'webhookAllowLoopback' | 'accountMaxScenarios' | 'publicOrigin' | 'defaultApiVersion'> {
   /** DASHBOARD_SIGNUP: "open" creates an account at a new address's first sign-in; anything else is "invite". */
   openSignup: boolean;
   /** EMAIL_FROM: the sender of sign-in e-mails. */
@@ -27,13 +28,14 @@ export interface DashboardConfig extends Pick<Config, 'webhookAllowLoopback' | '
 }
 
 export function readConfig(env: DashboardBindings): DashboardConfig {
-  const { webhookAllowLoopback, accountMaxScenarios, publicOrigin } = readApiConfig(env as Partial<Record<keyof Env, unknown>>);
+  const { webhookAllowLoopback, accountMaxScenarios, publicOrigin, defaultApiVersion } = readApiConfig(env as Partial<Record<keyof Env, unknown>>);
   return {
     openSignup: env.DASHBOARD_SIGNUP === 'open',
     emailFrom: env.EMAIL_FROM || 'dashboard@scenario-service.example',
     webhookAllowLoopback,
     accountMaxScenarios,
     publicOrigin,
+    defaultApiVersion,
   };
 }
 

@@ -20,6 +20,8 @@ export const PERMISSIONS = {
   'members.revoke_invitation': ['owner'],
   'members.role': ['owner'],
   'members.remove': ['owner'],
+  // The account's API version (what its requests without API-Version get): an upgrade or a rollback.
+  'account.api_version': ['owner'],
   // One's own: every member may.
   'members.leave': ['owner', 'developer', 'viewer'],
   'account.switch': ['owner', 'developer', 'viewer'],

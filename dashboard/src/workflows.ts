@@ -19,6 +19,7 @@ import { ApiError } from '../../src/http/problem.ts';
 import type { KeyRing } from '../../src/webhooks/secret-box.ts';
 import { newEndpointId, newWebhookSecret } from '../../src/webhooks/signing.ts';
 import { endpointWorkflows, type Acting, type NewEndpoint } from '../../src/webhooks/workflows.ts';
+import { SPEC_API_VERSION } from '../../src/api-versions.ts';
 import type { Client } from './env.ts';
 import type { Flash } from './flash.ts';
 import { rolesFor, type Action, type Role } from './permissions.ts';
@@ -229,7 +230,10 @@ export async function requestSignInLink(databases: Session[], input: { email: st
  * the session's id names too. The new session's id, or null for a link that is unknown, used or
  * expired (or whose account is gone).
  */
-export async function signIn(databases: Session[], input: { token: string; open: boolean; now: number; client: Client }): Promise<{ sessionId: string; me: Me } | null> {
+export async function signIn(
+  databases: Session[],
+  input: { token: string; open: boolean; now: number; client: Client; apiVersion?: string },
+): Promise<{ sessionId: string; me: Me } | null> {
   const database = databaseOfSecret(input.token);
   const session = databases[database];
   if (!session) return null;
@@ -243,6 +247,7 @@ export async function signIn(databases: Session[], input: { token: string; open:
     expiresAt: input.now + SESSION_ABSOLUTE_MS,
     open: input.open ? 1 : 0,
     base: idBase(database),
+    apiVersion: input.apiVersion ?? SPEC_API_VERSION,
   };
   const ref = { sid, now: input.now, roles: READ };
   const { me } = await runBatch(session, {
@@ -684,12 +689,62 @@ export async function eventsPage(
   return { me, events: list.slice(0, EVENTS_PER_PAGE), more: list.length > EVENTS_PER_PAGE };
 }
 
-export async function accountPage(session: Session, ref: SessionRef): Promise<{ me: Me; scenarios: number; sessions: number }> {
-  const { me, page } = await new SignedIn(session, ref, (check) => ({
-    scenarios: q.scenarioCount(session, check),
-    sessions: q.countSessions(session, check),
-  })).read();
-  return { me, scenarios: Number(page.scenarios[0]?.n ?? 0), sessions: Number(page.sessions[0]?.n ?? 0) };
+/** The account's API version, the one before its last change, and when that was (src/versions/). */
+export interface AccountApiVersion {
+  current: string;
+  previous: string | null;
+  changedAt: number | null;
+}
+
+const accountReads = (session: Session) => (check: SessionRef) => ({
+  scenarios: q.scenarioCount(session, check),
+  sessions: q.countSessions(session, check),
+  apiVersion: q.sessionApiVersion(session, check),
+});
+
+type AccountPage = { me: Me; scenarios: number; sessions: number; apiVersion: AccountApiVersion };
+
+function toAccountPage(me: Me, page: BatchRows<ReturnType<ReturnType<typeof accountReads>>>): AccountPage {
+  const version = page.apiVersion[0];
+  return {
+    me,
+    scenarios: Number(page.scenarios[0]?.n ?? 0),
+    sessions: Number(page.sessions[0]?.n ?? 0),
+    apiVersion: {
+      current: (version?.api_version as string | undefined) ?? '',
+      previous: (version?.previous_api_version as string | null | undefined) ?? null,
+      changedAt: (version?.api_version_changed_at as number | null | undefined) ?? null,
+    },
+  };
+}
+
+export async function accountPage(session: Session, ref: SessionRef): Promise<AccountPage> {
+  const { me, page } = await new SignedIn(session, ref, accountReads(session)).read();
+  return toAccountPage(me, page);
+}
+
+/** How long after an upgrade the account may return to the version it left. */
+export const API_VERSION_ROLLBACK_MS = 72 * 60 * 60 * 1000;
+
+/**
+ * Upgrades the account to a newer API version, or rolls it back to the one it left within 72
+ * hours; audit-logged when it changed anything. One round trip; `changed` false when the version
+ * was not one the account may move to (the page read after it says where it is).
+ */
+export async function changeApiVersion(
+  session: Session,
+  ref: SessionRef,
+  client: Client,
+  input: { version: string; upgrade: boolean; from: string },
+): Promise<AccountPage & { changed: boolean }> {
+  ref = guard(ref, 'account.api_version');
+  const action = input.upgrade ? 'api_version.upgraded' : 'api_version.rolled_back';
+  const acting = new SignedIn(session, ref, accountReads(session), changeRecord(session, auditValues(ref, client, { action, target: `${input.from} → ${input.version}` })));
+  await acting.run({
+    change: q.setSessionApiVersion(session, { ...ref, version: input.version, from: input.from, upgrade: input.upgrade ? 1 : 0, since: ref.now - API_VERSION_ROLLBACK_MS }),
+  });
+  const page = toAccountPage(acting.me!, acting.page!);
+  return { ...page, changed: page.apiVersion.current === input.version && page.apiVersion.previous === input.from };
 }
 
 export const AUDIT_PER_PAGE = 100;

@@ -12,8 +12,12 @@ import type { Session } from '../db/statement.ts';
 /**
  * A new account on the least-loaded of `databases` (sessions or bindings, in wrangler.toml's
  * order: the first holds the directory); `null` when the e-mail address (in any case) is taken.
+ * `apiVersion`: the API version it is pinned to (DEFAULT_API_VERSION).
  */
-export async function createAccount(databases: Session[], input: { name: string; email: string; now: number }): Promise<(Account & { database: number }) | null> {
+export async function createAccount(
+  databases: Session[],
+  input: { name: string; email: string; now: number; apiVersion?: string },
+): Promise<(Account & { database: number }) | null> {
   const directory = databases[0]!;
   const changeId = newChangeId();
   let entry = await claimEmail(directory, { email: input.email, databases: databases.length, changeId, now: input.now });

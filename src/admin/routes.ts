@@ -10,7 +10,7 @@ import { createAccount } from '../accounts/create.ts';
 import { listApiKeys, revokeApiKey, rollApiKey } from '../db/api-keys.ts';
 import { databaseOfId } from '../db/databases.ts';
 import type { ApiKey } from '../db/schema.ts';
-import { readDatabases, type AppEnv } from '../env.ts';
+import { readConfig, readDatabases, type AppEnv } from '../env.ts';
 import { useDatabase } from '../http/middleware.ts';
 import { documented, headers, jsonContent, problemResponses } from '../http/openapi.ts';
 import { idSchema, TimestampSchema } from '../http/scalars.ts';
@@ -19,7 +19,10 @@ import { formatTimestamp, parseRfc3339 } from '../http/timestamps.ts';
 import { strictUtf8JsonBody } from '../http/body.ts';
 import { noQueryParameters } from '../http/query.ts';
 import { validationHook } from '../http/validation.ts';
-import { ACCOUNT_NAME_MAX, CreateAccountBody, CreateKeyBody, EMAIL_MAX, KEY_NAME_MAX, RollKeyBody } from './schema.ts';
+import { ACCOUNT_NAME_MAX, CreateAccountBody, CreateKeyBody, EMAIL_MAX, KEY_NAME_MAX, RollKeyBody, SetApiVersionBody } from './schema.ts';
+import { setAccountApiVersion } from '../db/accounts.ts';
+import type { Account } from '../db/schema.ts';
+import { API_VERSIONS } from '../api-versions.ts';
 
 const Timestamp = TimestampSchema;
 const IdParam = (name: string) =>
@@ -37,6 +40,7 @@ const AccountSchema = documented(() =>
       name: z.string().max(ACCOUNT_NAME_MAX).openapi({ example: 'Acme Benefits Lab' }),
       email: z.email().max(EMAIL_MAX).openapi({ example: 'dev@acme.example' }),
       created_at: Timestamp,
+      api_version: z.enum(API_VERSIONS).openapi({ description: 'The API version the account is pinned to: what its requests without API-Version get' }),
     })
     .openapi('AdminAccount'),
 );
@@ -105,6 +109,13 @@ function toKey(row: ApiKey): z.infer<typeof KeySchema> {
 
 const noAccount = () => new ApiError('not_found', 'No account with that id');
 
+const EXAMPLE_ACCOUNT = { id: 7, name: 'Acme Benefits Lab', email: 'dev@acme.example', created_at: '2026-11-21T08:14:03.512000Z', api_version: '2026-11-21' };
+
+function toAccountForm(account: Account): z.infer<typeof AccountSchema> {
+  const { id, name, email, createdAt, apiVersion } = account;
+  return { id, name, email, created_at: formatTimestamp(createdAt), api_version: apiVersion as z.infer<typeof AccountSchema>['api_version'] };
+}
+
 /**
  * Puts the request on the database an account or key id names (src/db/databases.ts); `false` for
  * an id of no bound database, which is then as unknown as any other.
@@ -129,7 +140,7 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
         201: {
           description: 'Created',
           headers: headers(),
-          content: json(AccountSchema, { id: 7, name: 'Acme Benefits Lab', email: 'dev@acme.example', created_at: '2026-11-21T08:14:03.512000Z' }),
+          content: json(AccountSchema, EXAMPLE_ACCOUNT),
         },
         ...problemResponses('admin', 'invalid_json', 'validation_failed', 'conflict', 'payload_too_large'),
       })),
@@ -137,9 +148,36 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     async (c) => {
       const { name, email } = c.req.valid('json');
       // On the database with the fewest accounts, its address claimed in the directory (src/accounts/create.ts).
-      const account = await createAccount(readDatabases(c.env), { name, email, now: Date.now() });
+      const apiVersion = readConfig(c.env).defaultApiVersion;
+      const account = await createAccount(readDatabases(c.env), { name, email, now: Date.now(), apiVersion });
       if (!account) throw new ApiError('conflict', 'An account with that e-mail address exists');
-      return c.json({ id: account.id, name: account.name, email: account.email, created_at: formatTimestamp(account.createdAt) }, 201);
+      return c.json(toAccountForm(account), 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'put',
+      path: '/accounts/{id}/api_version',
+      operationId: 'setAccountApiVersion',
+      summary: "Set an account's API version",
+      description:
+        'Pins the account to an API version: its requests without an API-Version header get that version from now on (an upgrade, ' +
+        'or a return to an earlier one). Setting the version it already has changes nothing.',
+      tags: ['Admin'],
+      security,
+      middleware: [requireAdmin, noQueryParameters, strictUtf8JsonBody] as const,
+      request: { params: IdParam('Account'), body: { required: true, content: json(SetApiVersionBody, { api_version: '2026-12-01' }) } },
+      responses: documented(() => ({
+        200: { description: 'The account, at its new version', headers: headers(), content: json(AccountSchema, { ...EXAMPLE_ACCOUNT, api_version: '2026-12-01' }) },
+        ...problemResponses('admin', 'not_found', 'invalid_json', 'validation_failed', 'payload_too_large'),
+      })),
+    }),
+    async (c) => {
+      const id = Number(c.req.valid('param').id);
+      if (!useDatabaseOf(c, id)) throw noAccount();
+      const account = await setAccountApiVersion(c.get('db'), { id, version: c.req.valid('json').api_version, now: Date.now() });
+      if (!account) throw noAccount();
+      return c.json(toAccountForm(account), 200);
     },
   )
   .openapi(

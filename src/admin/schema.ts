@@ -4,6 +4,7 @@ import * as z from 'zod';
 import '../http/zod-openapi-runtime.ts'; // gives schemas .openapi(), read only where the document is generated
 import { int } from '../http/scalars.ts';
 import { parseRfc3339 } from '../http/timestamps.ts';
+import { API_VERSIONS } from '../api-versions.ts';
 
 export const ACCOUNT_NAME_MAX = 200;
 export const EMAIL_MAX = 254;
@@ -43,3 +44,9 @@ export const RollKeyBody = z
       }),
   })
   .openapi('RollKeyBody');
+
+export const SetApiVersionBody = z
+  .strictObject({
+    api_version: z.enum(API_VERSIONS).openapi({ description: 'One of the versions GET /api_versions lists', example: '2026-12-01' }),
+  })
+  .openapi('SetApiVersionBody');

@@ -63,13 +63,15 @@ export interface KeyWithAccount {
   accountId: number;
   accountName: string;
   accountEmail: string;
+  /** The API version the account is pinned to: what its requests without API-Version get. */
+  accountApiVersion: string;
 }
 
 /** Sent in the same batch as the work the key guards, so every answer comes from one round trip. */
 export const keyWithAccount = statement<{ keyHash: string }>(
   () => sql`select ${apiKeys.id} as id, ${apiKeys.scope} as scope, ${apiKeys.expiresAt} as expires_at,
     ${apiKeys.revokedAt} as revoked_at, ${apiKeys.lastUsedAt} as last_used_at, ${accounts.id} as account_id,
-    ${accounts.name} as account_name, ${accounts.email} as account_email
+    ${accounts.name} as account_name, ${accounts.email} as account_email, ${accounts.apiVersion} as account_api_version
     from ${apiKeys} inner join ${accounts} on ${accounts.id} = ${apiKeys.accountId}
     where ${apiKeys.keyHash} = ${sql.placeholder('keyHash')}`,
 );
@@ -99,6 +101,7 @@ export function toKeyWithAccount(row: RawRow | undefined): KeyWithAccount | null
     accountId: row.account_id as number,
     accountName: row.account_name as string,
     accountEmail: row.account_email as string,
+    accountApiVersion: row.account_api_version as string,
   };
 }
 

@@ -125,10 +125,11 @@ export const recordCreated = recordEvent('scenario.created');
 export const recordSaved = recordEvent('scenario.saved');
 export const recordDeleted = recordEvent('scenario.deleted');
 
-/** The event of this request's change, if it happened (now, or on an earlier try). */
+/** The event of this request's change, if it happened (now, or on an earlier try), and its scenario's id while it exists. */
 export const eventById = statement<KeyCheck & { eventId: string }>(
-  () => sql`select ${events.type} as type, ${events.token} as token, ${events.version} as version from ${events}
-    where ${events.id} = ${p('eventId')} and ${events.accountId} = ${accountOfKey('read')}`,
+  () => sql`select ${events.type} as type, ${events.token} as token, ${events.version} as version,
+      (select ${scenarios.id} from ${scenarios} where ${scenarios.token} = ${events.token}) as scenario_id
+    from ${events} where ${events.id} = ${p('eventId')} and ${events.accountId} = ${accountOfKey('read')}`,
 );
 
 export interface NewScenarioValues extends KeyCheck {
@@ -203,9 +204,10 @@ export const insertClaimedScenario = statement<IdempotentCreateValues>(
       and not ${tokenTaken} and not ${eventRecorded}`,
 );
 
-/** The record that holds the key after the claim: this request's, or the earlier create's. */
+/** The record that holds the key after the claim (this request's, or the earlier create's), and its scenario's id. */
 export const idempotencyRecordByKey = statement<KeyCheck & { idempotencyKey: string }>(
-  () => sql`select * from ${idempotencyRecords}
+  () => sql`select ${idempotencyRecords}.*, (select ${scenarios.id} from ${scenarios} where ${scenarios.token} = ${idempotencyRecords.scenarioToken}) as scenario_id
+    from ${idempotencyRecords}
     where ${idempotencyRecords.accountId} = ${accountOfKey('read')} and ${idempotencyRecords.key} = ${p('idempotencyKey')}`,
 );
 

@@ -26,6 +26,14 @@ export const accounts = sqliteTable(
     // was recorded): a retry after D1 lost the reply finds its own account by it, and answers 201
     // instead of the 409 its e-mail address would now get.
     changeId: text('change_id'),
+    // The API version the account's requests get when they send no API-Version header
+    // (src/versions/): set when the account is made (DEFAULT_API_VERSION), changed by an upgrade
+    // or a rollback. Accounts made before versions existed have the specification's shapes.
+    apiVersion: text('api_version').notNull().default('2026-11-21'),
+    // The version before the last change of api_version and when that change was made: a
+    // rollback within 72 hours returns to it (the dashboard's account page).
+    previousApiVersion: text('previous_api_version'),
+    apiVersionChangedAt: integer('api_version_changed_at'),
   },
   (t) => [
     // E-mail addresses are unique regardless of case, as mail systems treat them.

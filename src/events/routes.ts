@@ -29,7 +29,7 @@ export const eventRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     description:
       "Every change to the caller's scenarios (created, saved — restores too — and deleted), newest first, kept 30 days. " +
       "Keyset-paginated by event id: the last item's id as starting_after gives the next page, the first item's id as " +
-      'endding_before the previous one. A cursor that is not one of your kept events is 400 invalid_query. Events are thin: ' +
+      'ending_before the previous one. A cursor that is not one of your kept events is 400 invalid_query. Events are thin: ' +
       'the token and version, never scenario data.',
     tags: ['Events'],
     middleware: [apiKey('read')] as const,

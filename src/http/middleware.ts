@@ -61,7 +61,7 @@ export function useDatabase(c: Context<AppEnv>, database: number): boolean {
 }
 
 // CORS: any origin, no credentials (keys travel in Authorization, never in cookies).
-const EXPOSED_HEADERS = ['ETag', 'Location', 'Retry-After', 'X-Request-Id', 'Idempotent-Replayed', 'RateLimit-Policy', 'RateLimit', 'X-D1-Bookmark', 'Content-Disposition'];
+const EXPOSED_HEADERS = ['ETag', 'Location', 'Retry-After', 'X-Request-Id', 'API-Version', 'Idempotent-Replayed', 'RateLimit-Policy', 'RateLimit', 'X-D1-Bookmark', 'Content-Disposition'];
 
 /**
  * Preflights (OPTIONS) are answered by hono/cors. Other requests only need two constant headers,
@@ -70,7 +70,7 @@ const EXPOSED_HEADERS = ['ETag', 'Location', 'Retry-After', 'X-Request-Id', 'Ide
  */
 const preflight = cors({
   origin: '*',
-  allowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-D1-Bookmark'],
+  allowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-D1-Bookmark', 'API-Version'],
   allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
   exposeHeaders: EXPOSED_HEADERS,
   maxAge: 86400,

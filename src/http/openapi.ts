@@ -91,7 +91,8 @@ export type HeaderName =
   | 'X-D1-Bookmark'
   | 'Allow'
   | 'Accept-Patch'
-  | 'Content-Disposition';
+  | 'Content-Disposition'
+  | 'API-Version';
 
 // A type alias, not an interface: HeaderObject's `x-` index signature accepts only the former.
 type HeaderDefinition = {
@@ -177,6 +178,14 @@ const HEADERS: Record<HeaderName, HeaderDefinition> = {
     schema: { type: 'string', maxLength: 64, pattern: '^attachment; filename="scenarios-[0-9]{4}-[0-9]{2}-[0-9]{2}\\.(jsonl|csv)"$' },
     example: 'attachment; filename="scenarios-2026-11-21.jsonl"',
   },
+  'API-Version': {
+    description:
+      'The API version the reply is in: the API-Version request header when sent, else the version the account is pinned to, ' +
+      'else (no API key) DEFAULT_API_VERSION. GET /api_versions lists the versions and what each changed',
+    required: true,
+    schema: { type: 'string', maxLength: 10, pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' },
+    example: '2026-11-21',
+  },
   'WWW-Authenticate': {
     description: 'The Bearer challenge (RFC 6750)',
     required: true,
@@ -195,7 +204,7 @@ export function registerSharedComponents(registry: OpenAPIHono<AppEnv>['openAPIR
 
 /** Response headers by reference: X-Request-Id and CORS on every response, plus the ones named. */
 export function headers(...names: HeaderName[]): Record<string, { $ref: string }> {
-  const all: HeaderName[] = ['X-Request-Id', 'Access-Control-Allow-Origin', 'X-D1-Bookmark', ...names];
+  const all: HeaderName[] = ['X-Request-Id', 'API-Version', 'Access-Control-Allow-Origin', 'X-D1-Bookmark', ...names];
   return Object.fromEntries(all.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 }
 
@@ -281,7 +290,7 @@ interface ProblemResponse {
 export function problemResponses(guard: Guard, ...specs: Array<ProblemCode | readonly [ProblemCode, string]>): Record<number, ProblemResponse> {
   const codes = specs.map((spec) => (typeof spec === 'string' ? spec : spec[0]));
   const routeDetail = new Map(specs.filter((spec) => typeof spec !== 'string'));
-  const all: ProblemCode[] = [...(guard === 'public' ? [] : (['unauthorized', 'rate_limited'] as const)), ...codes, 'invalid_query', 'internal_error', 'unavailable'];
+  const all: ProblemCode[] = [...(guard === 'public' ? [] : (['unauthorized', 'rate_limited'] as const)), ...codes, 'invalid_query', 'invalid_header', 'internal_error', 'unavailable'];
   const byStatus = new Map<number, ProblemCode[]>();
   for (const code of new Set(all)) {
     const status = PROBLEM_STATUS[code];

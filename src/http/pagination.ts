@@ -1,6 +1,7 @@
 // The list query every paginated resource shares (docs/decisions.md, "Listing and pagination"): `limit`
-// 1–100 (default 10), `starting_after` / `endding_before` (spelled as in the spec; `ending_before`
-// is the same parameter), at most one cursor. Each resource gives its cursor's schema.
+// 1–100 (default 10), `starting_after` / `ending_before`, at most one cursor. Each resource gives its
+// cursor's schema. (API versions before 2026-12-01 also take the specification's misspelling
+// `endding_before`: src/versions/changes/misspelt-cursor.ts turns it into `ending_before`.)
 import * as z from 'zod';
 import './zod-openapi-runtime.ts'; // gives schemas .openapi(), read only where the document is generated
 import { ApiError } from './problem.ts';
@@ -9,6 +10,7 @@ import type { PageRequest } from './page.ts';
 export { toPage, type PageRequest } from './page.ts';
 
 const LIMIT = /^[0-9]{1,3}$/;
+
 
 export const LimitQuery = z
   .string()
@@ -34,8 +36,7 @@ export function pageQuery(noun: string, label: string, example: string) {
   return z.strictObject({
     limit: LimitQuery,
     starting_after: cursor(`Next page: items older than this ${noun} (the last item's ${noun}, e.g. ${example})`),
-    endding_before: cursor(`Previous page: items newer than this ${noun} (the first item's ${noun}; spelled as in the spec)`),
-    ending_before: cursor('Same as endding_before'),
+    ending_before: cursor(`Previous page: items newer than this ${noun} (the first item's ${noun})`),
   });
 }
 
@@ -44,30 +45,23 @@ export function toPageRequest(query: z.infer<ReturnType<typeof pageQuery>>): Pag
   return pageRequest(query, Number);
 }
 
-/** The three cursor parameters, each validated by `cursor` (described per direction). */
+/** The two cursor parameters, each validated by `cursor` (described per direction). */
 export function cursorQuery(cursor: (description: string) => z.ZodOptional<z.ZodString>, item: string) {
   return {
     starting_after: cursor(`Next page: ${item}s older than this one (the last item's id)`),
-    endding_before: cursor(`Previous page: ${item}s newer than this one (the first item's id; spelled as in the spec)`),
-    ending_before: cursor('Same as endding_before'),
+    ending_before: cursor(`Previous page: ${item}s newer than this one (the first item's id)`),
   };
 }
 
 /** The page a validated list query asks for; 400 invalid_query for two cursors at once. */
 export function pageRequest<Cursor>(
-  query: { limit?: string | undefined; starting_after?: string | undefined; endding_before?: string | undefined; ending_before?: string | undefined },
+  query: { limit?: string | undefined; starting_after?: string | undefined; ending_before?: string | undefined },
   toCursor: (text: string) => Cursor,
 ): PageRequest<Cursor> {
-  const { endding_before: misspelt, ending_before: spelt } = query;
-  if (misspelt !== undefined && spelt !== undefined && misspelt !== spelt) {
-    throw new ApiError('invalid_query', 'endding_before and ending_before are the same parameter; give one', {
-      errors: [{ path: 'ending_before', message: 'conflicts with endding_before' }],
-    });
-  }
-  const endingBefore = misspelt ?? spelt;
+  const endingBefore = query.ending_before;
   if (query.starting_after !== undefined && endingBefore !== undefined) {
-    throw new ApiError('invalid_query', 'Give starting_after or endding_before, not both', {
-      errors: [{ path: 'starting_after', message: 'cannot be combined with endding_before' }],
+    throw new ApiError('invalid_query', 'Give starting_after or ending_before, not both', {
+      errors: [{ path: 'starting_after', message: 'cannot be combined with ending_before' }],
     });
   }
   return {

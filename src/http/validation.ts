@@ -4,6 +4,7 @@ import type { Context } from 'hono';
 import type * as z from 'zod';
 import type { AppEnv } from '../env.ts';
 import { refuseInput } from './checks.ts';
+import { MISSPELT_CURSOR, MISSPELT_CURSOR_HINT } from './misspelt-cursor.ts';
 import { ApiError, type FieldError } from './problem.ts';
 import { RouteMissError } from './routing.ts';
 
@@ -57,7 +58,8 @@ export function fieldErrors(error: z.ZodError): FieldError[] {
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
       // One entry per unknown field, named by its full path, so typos are easy to find.
-      for (const key of issue.keys) errors.push({ path: formatPath([...issue.path, key]), message: 'is not a known field' });
+      // The misspelt cursor some clients still send is named with the one to send instead.
+      for (const key of issue.keys) errors.push({ path: formatPath([...issue.path, key]), message: key === MISSPELT_CURSOR ? MISSPELT_CURSOR_HINT : 'is not a known field' });
     } else {
       errors.push({ path: formatPath(issue.path), message: friendly(issue.message) });
     }

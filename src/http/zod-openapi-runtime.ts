@@ -5,7 +5,7 @@
 // instead, which the validation and error tests then run through.
 //
 // The document is generated at build time from the very same route definitions (`npm run
-// openapi`), and the Worker serves that (src/http/openapi-document.ts). At run time nothing reads
+// openapi`), and the Worker serves that (src/versions/openapi-document.ts). At run time nothing reads
 // OpenAPI metadata, so here:
 //  - a schema's `.openapi(...)` returns the schema itself (the real one clones it and records the
 //    metadata in a registry: some 30 % of building a schema, for every schema at isolate start);

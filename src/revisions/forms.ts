@@ -6,7 +6,7 @@ import type { RevisionRow } from './history.ts';
 import { documented } from '../http/openapi.ts';
 import { idSchema, TimestampSchema } from '../http/scalars.ts';
 import { formatTimestamp } from '../http/timestamps.ts';
-import { detailData, ScenarioDataDetailSchema, StateSummary, stateOf } from '../scenarios/forms.ts';
+import { ScenarioDataSchema, StateSummary, stateOf, type ScenarioListItem } from '../scenarios/forms.ts';
 
 const Version = () => idSchema().openapi({ description: 'The version this revision is; its ETag is "v<version>"', example: 2 });
 
@@ -16,7 +16,7 @@ export const RevisionSchema = documented(() =>
       version: Version(),
       created_at: TimestampSchema.openapi({ description: 'When the change that made this version happened' }),
       state: StateSummary(),
-      scenario_data: ScenarioDataDetailSchema,
+      scenario_data: ScenarioDataSchema,
     })
     .openapi('Revision'),
 );
@@ -32,9 +32,7 @@ export const RevisionListSchema = documented(() =>
 
 export const RevisionResponseSchema = documented(() =>
   z
-    .strictObject({
-      data: z.strictObject({ status: z.literal('success'), message: z.literal('Revision found'), revision: RevisionSchema }),
-    })
+    .strictObject({ data: RevisionSchema })
     .openapi('RevisionResponse'),
 );
 
@@ -63,12 +61,12 @@ export const DiffResponseSchema = documented(() =>
 
 export type Revision = z.infer<typeof RevisionSchema>;
 
-export function toRevisionForm(row: RevisionRow, token: string): Revision {
+export function toRevisionForm(row: RevisionRow): Revision {
   const state = stateOf(row.stateId);
   return {
     version: row.version,
     created_at: formatTimestamp(row.createdAt),
     state: { id: state.id, name: state.name },
-    scenario_data: detailData(row.scenarioData, token),
+    scenario_data: JSON.parse(row.scenarioData) as ScenarioListItem['scenario_data'],
   };
 }

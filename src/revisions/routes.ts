@@ -11,7 +11,8 @@ import { pageQuery, toPageRequest } from '../http/pagination.ts';
 import { routeChecks } from '../http/checks.ts';
 import { noQueryParameters, refuseQueryParameters } from '../http/query.ts';
 import { validationHook } from '../http/validation.ts';
-import { ScenarioDetailResponseSchema, toDetailResponse } from '../scenarios/forms.ts';
+import { ScenarioResponseSchema, toScenarioForm } from '../scenarios/forms.ts';
+import { expiredAt } from '../scenarios/retention.ts';
 import { ScenarioToken, TokenParams } from '../scenarios/params.ts';
 import { newEventId } from '../scenarios/workflows.ts';
 import { exampleDiff, exampleRestored, exampleRevision, exampleRevisionList } from './examples.ts';
@@ -60,7 +61,7 @@ export const revisionRoutes = base
     async (c) => {
       const { token } = c.req.valid('param');
       const page = await listRevisions(c.get('keyed'), token, toPageRequest(c.req.valid('query')));
-      return c.json({ data: page.rows.map((row) => toRevisionForm(row, token)), has_more: page.hasMore }, 200);
+      return c.json({ data: page.rows.map(toRevisionForm), has_more: page.hasMore }, 200);
     },
   )
   .openapi(
@@ -81,7 +82,7 @@ export const revisionRoutes = base
     async (c) => {
       const { token, version } = c.req.valid('param');
       const revision = await viewRevision(c.get('keyed'), token, Number(version));
-      return c.json({ data: { status: 'success' as const, message: 'Revision found' as const, revision: toRevisionForm(revision, token) } }, 200);
+      return c.json({ data: toRevisionForm(revision) }, 200);
     },
   )
   .openapi(
@@ -103,7 +104,7 @@ export const revisionRoutes = base
         200: {
           description: 'Restored: the scenario at its new version',
           headers: successHeaders('api-key', 'ETag'),
-          content: jsonContent(ScenarioDetailResponseSchema, exampleRestored),
+          content: jsonContent(ScenarioResponseSchema, exampleRestored),
         },
         ...problemResponses('api-key', 'forbidden', 'not_found', 'invalid_header', 'precondition_failed'),
       })),
@@ -112,10 +113,13 @@ export const revisionRoutes = base
       const { token, version } = c.req.valid('param');
       const eventId = newEventId();
       const versions = ifMatchVersions(c.req.valid('header')['if-match']);
-      const restored = await restoreRevision(c.get('keyed'), token, Number(version), eventId, versions, readConfig(c.env).revisionsKept);
+      const keyed = c.get('keyed');
+      const { revisionsKept, retentionDays } = readConfig(c.env);
+      const restored = await restoreRevision(keyed, token, Number(version), eventId, versions, revisionsKept);
       queueEvent(c, eventId);
-      const body = toDetailResponse(restored.scenario, restored.scenario.scenarioData, await chartUrl(c, token), 'Scenario restored');
-      return c.json(body, 200, { ETag: etagFor(restored.scenario.version) });
+      const { scenario } = restored;
+      const form = toScenarioForm(scenario, expiredAt(scenario.updatedAt, retentionDays, keyed.key.now), await chartUrl(c, token));
+      return c.json({ data: form }, 200, { ETag: etagFor(scenario.version) });
     },
   )
   .openapi(

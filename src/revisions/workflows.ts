@@ -19,7 +19,6 @@ import type { RawRow } from '../db/statement.ts';
 import { eventById, recordSaved, scenarioByToken, toScenario } from '../db/scenarios.ts';
 import type { PageRequest } from '../http/pagination.ts';
 import { ApiError } from '../http/problem.ts';
-import { detailData } from '../scenarios/forms.ts';
 import { notFound, staleVersion } from '../scenarios/workflows.ts';
 import { rebuildRevisions, type RevisionRow } from './history.ts';
 
@@ -82,7 +81,9 @@ export async function diffRevisions({ session, key, run }: Keyed, token: string,
   const toRow = all.find((r) => r.version === toVersion);
   if (!fromRow) throw noRevision(from);
   if (!toRow) throw noRevision(toVersion);
-  const patch = createPatch(detailData(fromRow.scenarioData, token), detailData(toRow.scenarioData, token));
+  // Both versions are the same scenario's, so the token never differs: the patch is the same in
+  // every API version (whichever form its scenario_data.token takes).
+  const patch = createPatch(JSON.parse(fromRow.scenarioData) as object, JSON.parse(toRow.scenarioData) as object);
   return { from, to: toVersion, patch: patch.map(produced) };
 }
 

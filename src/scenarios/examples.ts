@@ -6,7 +6,7 @@
 import type { Scenario } from '../db/schema.ts';
 import { toStoredData } from './data.ts';
 import { CSV_HEADER, csvRow, ndjsonLine } from './export.ts';
-import { toDetailResponse, toListItem, type DetailMessage } from './forms.ts';
+import { toListItem, toScenarioForm } from './forms.ts';
 import { ScenarioDataInputSchema, type ScenarioDataInput } from './schema.ts';
 
 const TOKEN = '482913075561204';
@@ -92,10 +92,15 @@ export const exampleStored = () => ({
 });
 export const EXAMPLE_CREATED_AT = CREATED_AT;
 
-export function exampleDetail(message: DetailMessage) {
-  const data = message === 'Scenario saved' ? exampleStored().saved : exampleStored().created;
-  return toDetailResponse(row(), data, CHART_IMG, message);
+/** A reply carrying the example scenario (view, create, save, restore), with `changes` to its row. */
+export function exampleScenario(changes: Partial<Scenario> = {}) {
+  return { data: toScenarioForm({ ...row(), ...changes }, null, CHART_IMG) };
 }
+
+/** The example scenario saved for the next year (version 2, an hour later). */
+export const exampleSaved = () => exampleScenario({ scenarioData: exampleStored().saved, version: 2, updatedAt: CREATED_AT + 3_600_000, year: 2027 });
+
+export const exampleDeletion = () => ({ data: { token: TOKEN, deleted: true } });
 
 export const exampleList = () => ({ data: [toListItem(row(), null)], has_more: false });
 

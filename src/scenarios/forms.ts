@@ -1,12 +1,13 @@
-// The two response forms of a scenario (list item and detail), each built in one place, with
-// the zod schemas that document them in the OpenAPI document.
+// The response forms of a scenario (the list item; the scenario, which is the list item and its
+// chart), each built in one place, with the zod schemas that document them in the OpenAPI document.
+// These are the newest API version's shapes: the older versions' are made from them by the version
+// change modules (src/versions/changes/), which no route or workflow knows of.
 import * as z from 'zod';
 import '../http/zod-openapi-runtime.ts'; // gives schemas .openapi(), read only where the document is generated
 import type { Scenario } from '../db/schema.ts';
 import { documented } from '../http/openapi.ts';
 import { idSchema, int, TimestampSchema } from '../http/scalars.ts';
 import { formatTimestamp } from '../http/timestamps.ts';
-import type { StoredScenarioData } from './data.ts';
 import { ADULT_FIELDS, CHILD_FIELDS, DECIMAL_MAX_LENGTH, DECIMAL_PATTERN, MAX_MEMBERS, PROGRAMS, TOKEN_PATTERN } from './schema.ts';
 import { findState, US_STATES } from './states.ts';
 
@@ -45,7 +46,7 @@ const StoredChildSchema = documented(() =>
 const StateId = () => int(1, 56).openapi({ description: 'FIPS code of the state', example: 36 });
 const StateName = () => z.enum(US_STATES.map((s) => s.name) as [string, ...string[]]).openapi({ example: 'New York' });
 
-/** A state as the detail form (and a revision) names it. */
+/** A state as a revision names it. */
 export const StateSummary = () => z.strictObject({ id: StateId(), name: StateName() });
 
 function scenarioDataSchema<Token extends z.ZodType<string | number>>(token: Token) {
@@ -60,50 +61,39 @@ function scenarioDataSchema<Token extends z.ZodType<string | number>>(token: Tok
   });
 }
 
-export const ScenarioListItemSchema = documented(() =>
+/** scenario_data as every reply shows it: its token a string. */
+export const ScenarioDataSchema = documented(() => scenarioDataSchema(Token()).openapi('ScenarioDataListForm'));
+
+/** The fields of a scenario in every form that shows one (the list item; with chart_img, the scenario). */
+const scenarioFields = () => ({
+  id: idSchema().openapi({ description: 'Record id; also the pagination cursor', example: 1042 }),
+  user_id: idSchema().openapi({ description: 'The owning account', example: 7 }),
+  state: z.strictObject({
+    id: StateId(),
+    name: StateName(),
+    slug: z.enum(US_STATES.map((s) => s.slug) as [string, ...string[]]).openapi({ example: 'new-york' }),
+  }),
+  token: Token(),
+  expired: Timestamp.nullable().openapi({ description: 'null while live; else when the retention period ran out' }),
+  created_at: Timestamp,
+  updated_at: Timestamp.openapi({ description: 'When it was created or last saved (or restored); what updated_since compares' }),
+  version: idSchema().openapi({ description: 'The stored version: 1 when created, one more per save or restore (the N of its ETag "vN")', example: 1 }),
+  scenario_data: ScenarioDataSchema,
+});
+
+export const ScenarioListItemSchema = documented(() => z.strictObject(scenarioFields()).openapi('ScenarioListItem'));
+
+/** A scenario as view, create, save and restore answer it: the list item and its chart. */
+export const ScenarioSchema = documented(() =>
   z
     .strictObject({
-      id: idSchema().openapi({ description: 'Record id; also the pagination cursor', example: 1042 }),
-      user_id: idSchema().openapi({ description: 'The owning account', example: 7 }),
-      state: z.strictObject({
-        id: StateId(),
-        name: StateName(),
-        slug: z.enum(US_STATES.map((s) => s.slug) as [string, ...string[]]).openapi({ example: 'new-york' }),
-      }),
-      token: Token(),
-      expired: Timestamp.nullable().openapi({ description: 'null while live; else when the retention period ran out' }),
-      created_at: Timestamp,
-      updated_at: Timestamp.openapi({ description: 'When it was created or last saved (or restored); what updated_since compares' }),
-      version: idSchema().openapi({ description: 'The stored version: 1 when created, one more per save or restore (the N of its ETag "vN")', example: 1 }),
-      scenario_data: scenarioDataSchema(Token()).openapi('ScenarioDataListForm'),
-    })
-    .openapi('ScenarioListItem'),
-);
-
-/** scenario_data as the detail form shows it: its token a number. Revisions show it so too. */
-export const ScenarioDataDetailSchema = documented(() =>
-  scenarioDataSchema(
-    int(100_000_000_000_000, 999_999_999_999_999).openapi({ description: 'The token, as a number', example: 482913075561204 }),
-  ).openapi('ScenarioDataDetailForm'),
-);
-export type ScenarioDataDetail = z.infer<typeof ScenarioDataDetailSchema>;
-
-export const DETAIL_MESSAGES = ['Scenario found', 'Scenario created', 'Scenario saved', 'Scenario restored'] as const;
-export type DetailMessage = (typeof DETAIL_MESSAGES)[number];
-
-export const ScenarioDetailSchema = documented(() =>
-  z
-    .strictObject({
-      token: Token(),
-      scenario_data: ScenarioDataDetailSchema,
+      ...scenarioFields(),
       chart_img: z
         .string()
         .max(2048)
         .openapi({ format: 'uri', description: 'Signed, expiring URL of an SVG chart of the scenario; needs no API key' }),
-      created_at: Timestamp,
-      state: StateSummary(),
     })
-    .openapi('ScenarioDetail'),
+    .openapi('Scenario'),
 );
 
 export const ScenarioListSchema = documented(() =>
@@ -115,26 +105,17 @@ export const ScenarioListSchema = documented(() =>
     .openapi('ScenarioList'),
 );
 
-export const ScenarioDetailResponseSchema = documented(() =>
-  z
-    .strictObject({
-      data: z.strictObject({
-        status: z.literal('success'),
-        message: z.enum(DETAIL_MESSAGES),
-        scenario: ScenarioDetailSchema,
-      }),
-    })
-    .openapi('ScenarioDetailResponse'),
-);
+export const ScenarioResponseSchema = documented(() => z.strictObject({ data: ScenarioSchema }).openapi('ScenarioResponse'));
 
-export const DeletedResponseSchema = documented(() =>
+export const ScenarioDeletionSchema = documented(() =>
   z
-    .strictObject({ data: z.strictObject({ status: z.literal('success'), message: z.literal('Scenario deleted') }) })
-    .openapi('ScenarioDeleted'),
+    .strictObject({ data: z.strictObject({ token: Token(), deleted: z.literal(true) }) })
+    .openapi('ScenarioDeletion'),
 );
 
 export type ScenarioListItem = z.infer<typeof ScenarioListItemSchema>;
-export type ScenarioDetailResponse = z.infer<typeof ScenarioDetailResponseSchema>;
+export type ScenarioForm = z.infer<typeof ScenarioSchema>;
+export type ScenarioResponse = z.infer<typeof ScenarioResponseSchema>;
 
 export function stateOf(stateId: number) {
   const state = findState(stateId);
@@ -169,31 +150,12 @@ export function listItemJson(row: Scenario, expiredAtMs: number | null): string 
   return `${text.slice(0, -1)},"scenario_data":${row.scenarioData}}`;
 }
 
-/** The detail form; its scenario_data.token is the token as a number (exact: 15 digits < 2^53). */
-export function toDetailResponse(
-  row: Pick<Scenario, 'token' | 'stateId' | 'createdAt'>,
-  data: StoredScenarioData | string,
-  chartUrl: string,
-  message: DetailMessage,
-): ScenarioDetailResponse {
-  const state = stateOf(row.stateId);
-  return {
-    data: {
-      status: 'success',
-      message,
-      scenario: {
-        token: row.token,
-        scenario_data: detailData(data, row.token),
-        chart_img: chartUrl,
-        created_at: formatTimestamp(row.createdAt),
-        state: { id: state.id, name: state.name },
-      },
-    },
-  };
+/** A scenario as view, create, save and restore answer it: the list item and its signed chart URL. */
+export function toScenarioForm(row: Scenario, expiredAtMs: number | null, chartUrl: string): ScenarioForm {
+  return { ...toListItem(row, expiredAtMs), chart_img: chartUrl };
 }
 
-/** Stored scenario_data (JSON text or parsed) in the detail form: the token as a number (exact: 15 digits < 2^53). */
-export function detailData(data: StoredScenarioData | string, token: string): ScenarioDataDetail {
-  const stored = (typeof data === 'string' ? JSON.parse(data) : data) as ScenarioListItem['scenario_data'];
-  return { ...stored, token: Number(token) };
+/** The reply to a delete. */
+export function toDeletion(token: string) {
+  return { data: { token, deleted: true as const } };
 }

@@ -16,8 +16,9 @@ import { refuseQueryParameters } from '../http/query.ts';
 import { RouteMissError } from '../http/routing.ts';
 import { validationHook } from '../http/validation.ts';
 import { queueEvent } from '../webhooks/producer.ts';
-import { exampleDetail } from './examples.ts';
-import { ScenarioDetailResponseSchema, toDetailResponse } from './forms.ts';
+import { exampleSaved } from './examples.ts';
+import { ScenarioResponseSchema, toScenarioForm } from './forms.ts';
+import { expiredAt } from './retention.ts';
 import { TokenParams } from './params.ts';
 import { TOKEN_PATTERN } from './schema.ts';
 import { ACCEPT_PATCH, applyPatchDocument, JSON_PATCH, JsonPatchSchema, MERGE_PATCH, MergePatchSchema, patchFormatOf, readPatch, validatePatched } from './patch.ts';
@@ -80,7 +81,7 @@ export const patchRoutes = routesBase.openapi(
       200: {
         description: 'Patched (a new version, as a save makes)',
         headers: successHeaders('api-key', 'ETag'),
-        content: jsonContent(ScenarioDetailResponseSchema, () => exampleDetail('Scenario saved')),
+        content: jsonContent(ScenarioResponseSchema, exampleSaved),
       },
       ...problemResponses(
         'api-key',
@@ -110,10 +111,12 @@ export const patchRoutes = routesBase.openapi(
     }
     const eventId = newEventId();
     const change = (current: Parameters<typeof applyPatchDocument>[0]) => validatePatched(applyPatchDocument(current, document), token);
-    const saved = await patchScenario(c.get('keyed'), token, change, eventId, ifMatch, readConfig(c.env).revisionsKept);
+    const keyed = c.get('keyed');
+    const { revisionsKept, retentionDays } = readConfig(c.env);
+    const saved = await patchScenario(keyed, token, change, eventId, ifMatch, revisionsKept);
     queueEvent(c, eventId);
-    // A save's reply, built as a save builds it.
-    const body = toDetailResponse(saved.scenario, saved.stored, await chartUrl(c, token), 'Scenario saved');
-    return c.json(body, 200, { ETag: etagFor(saved.scenario.version) });
+    // A save's reply, built as a save builds it (the version layer turns it into the request's version).
+    const expired = expiredAt(saved.scenario.updatedAt, retentionDays, keyed.key.now);
+    return c.json({ data: toScenarioForm(saved.scenario, expired, await chartUrl(c, token)) }, 200, { ETag: etagFor(saved.scenario.version) });
   },
 );

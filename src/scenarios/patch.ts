@@ -12,7 +12,7 @@ import { documented } from '../http/openapi.ts';
 import { fieldErrors, formatPath } from '../http/validation.ts';
 import { ApiError, type FieldError } from '../http/problem.ts';
 import { ScenarioDataInputSchema, type ScenarioDataInput } from './schema.ts';
-import type { ScenarioDataDetail } from './forms.ts';
+import type { ScenarioListItem } from './forms.ts';
 
 export const MERGE_PATCH = 'application/merge-patch+json';
 export const JSON_PATCH = 'application/json-patch+json';
@@ -120,7 +120,7 @@ const count = (errors: FieldError[]) => `${errors.length} problem${errors.length
  * whole or not at all: a failed `test` is 409 conflict, another operation that cannot apply (a
  * path that names nothing) 422, each naming the operation.
  */
-export function applyPatchDocument(current: ScenarioDataDetail, document: PatchDocument): unknown {
+export function applyPatchDocument(current: ScenarioListItem['scenario_data'], document: PatchDocument): unknown {
   const target = structuredClone(current) as unknown;
   if (document.format === MERGE_PATCH) return applyMergePatch(target, document.patch);
   // rfc6902 goes on after a failed operation; RFC 6902 §5 stops at the first, so the copy is dropped then.

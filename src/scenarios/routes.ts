@@ -15,14 +15,8 @@ import { pageQuery, toPageRequest } from '../http/pagination.ts';
 import { ApiError } from '../http/problem.ts';
 import { noQueryParameters, refuseQueryParameters } from '../http/query.ts';
 import { validationHook } from '../http/validation.ts';
-import { exampleCreateBody, exampleDetail, exampleExport, exampleList, exampleSaveBody } from './examples.ts';
-import {
-  DeletedResponseSchema,
-  ScenarioDetailResponseSchema,
-  ScenarioListSchema,
-  toDetailResponse,
-  toListItem,
-} from './forms.ts';
+import { exampleCreateBody, exampleDeletion, exampleExport, exampleList, exampleSaveBody, exampleSaved, exampleScenario } from './examples.ts';
+import { ScenarioDeletionSchema, ScenarioListSchema, ScenarioResponseSchema, toDeletion, toListItem, toScenarioForm } from './forms.ts';
 import { requestOrigin } from '../http/request.ts';
 import { ScenarioToken, TokenParams } from './params.ts';
 import { expiredAt } from './retention.ts';
@@ -81,7 +75,7 @@ const listCreateViewRoutes = routesBase
       summary: 'List scenarios',
       description:
         "Newest first, keyset-paginated by id: the last item's id as starting_after gives the next page, the first item's id as " +
-        'endding_before the previous one (at most one of the two). Unknown query parameters are refused.',
+        'ending_before the previous one (at most one of the two). Unknown query parameters are refused.',
       tags: ['Scenarios'],
       middleware: [apiKey('read')] as const,
       request: { query: ListQuery },
@@ -181,7 +175,7 @@ const listCreateViewRoutes = routesBase
         201: {
           description: 'Created (or the replay of an earlier create with the same Idempotency-Key)',
           headers: successHeaders('api-key', 'Location', 'ETag', 'Idempotent-Replayed'),
-          content: jsonContent(ScenarioDetailResponseSchema, () => exampleDetail('Scenario created')),
+          content: jsonContent(ScenarioResponseSchema, () => exampleScenario()),
         },
         ...problemResponses('api-key', 'forbidden', 'invalid_json', 'invalid_header', 'validation_failed', 'idempotency_conflict', 'quota_exceeded', 'payload_too_large'),
       })),
@@ -193,7 +187,7 @@ const listCreateViewRoutes = routesBase
       const eventId = newEventId();
       const created = await createScenario(c.get('keyed'), input, eventId, idempotency, readConfig(c.env).accountMaxScenarios);
       if (!created.replayed) queueEvent(c, eventId);
-      created.body.data.scenario.chart_img = await chartUrl(c, created.token);
+      created.body.data.chart_img = await chartUrl(c, created.token);
       // A replay names the version its first reply named: 1.
       const headers = { Location: `${requestOrigin(c)}/scenarios/${created.token}`, ETag: etagFor(1) };
       return c.json(created.body, 201, created.replayed ? { ...headers, 'Idempotent-Replayed': 'true' } : headers);
@@ -218,7 +212,7 @@ const listCreateViewRoutes = routesBase
         200: {
           description: 'The scenario',
           headers: successHeaders('api-key', 'ETag'),
-          content: jsonContent(ScenarioDetailResponseSchema, () => exampleDetail('Scenario found')),
+          content: jsonContent(ScenarioResponseSchema, () => exampleScenario()),
         },
         304: { description: 'Not modified since the ETag given in If-None-Match', headers: successHeaders('api-key', 'ETag') },
         ...problemResponses('api-key', 'not_found'),
@@ -226,10 +220,12 @@ const listCreateViewRoutes = routesBase
     }),
     async (c) => {
       const { token } = c.req.valid('param');
-      const scenario = await viewScenario(c.get('keyed'), token);
+      const keyed = c.get('keyed');
+      const scenario = await viewScenario(keyed, token);
       const etag = etagFor(scenario.version);
       if (noneMatchHits(c.req.valid('header')['if-none-match'], etag)) return c.body(null, 304, { ETag: etag });
-      return c.json(toDetailResponse(scenario, scenario.scenarioData, await chartUrl(c, token), 'Scenario found'), 200, { ETag: etag });
+      const expired = expiredAt(scenario.updatedAt, readConfig(c.env).retentionDays, keyed.key.now);
+      return c.json({ data: toScenarioForm(scenario, expired, await chartUrl(c, token)) }, 200, { ETag: etag });
     },
   );
 
@@ -252,7 +248,7 @@ function saveRoute<M extends 'post' | 'put'>(method: M) {
       200: {
         description: 'Saved',
         headers: successHeaders('api-key', 'ETag'),
-        content: jsonContent(ScenarioDetailResponseSchema, () => exampleDetail('Scenario saved')),
+        content: jsonContent(ScenarioResponseSchema, exampleSaved),
       },
       ...problemResponses('api-key', 'forbidden', 'not_found', 'invalid_json', 'invalid_header', 'validation_failed', 'precondition_failed', 'payload_too_large'),
     })),
@@ -263,10 +259,12 @@ const saveHandler = async (c: Context<AppEnv>, body: z.infer<typeof SaveScenario
   const token = String(body.token);
   const versions = ifMatchVersions(ifMatch);
   const eventId = newEventId();
-  const saved = await saveScenario(c.get('keyed'), token, dataOf(body), eventId, versions, readConfig(c.env).revisionsKept);
+  const keyed = c.get('keyed');
+  const { revisionsKept, retentionDays } = readConfig(c.env);
+  const saved = await saveScenario(keyed, token, dataOf(body), eventId, versions, revisionsKept);
   queueEvent(c, eventId);
-  const url = await chartUrl(c, token);
-  return { body: toDetailResponse(saved.scenario, saved.stored, url, 'Scenario saved'), etag: etagFor(saved.scenario.version) };
+  const expired = expiredAt(saved.scenario.updatedAt, retentionDays, keyed.key.now);
+  return { body: { data: toScenarioForm(saved.scenario, expired, await chartUrl(c, token)) }, etag: etagFor(saved.scenario.version) };
 };
 
 function deleteRoute<P extends '/{token}/delete' | '/{token}'>(path: P) {
@@ -283,7 +281,7 @@ function deleteRoute<P extends '/{token}/delete' | '/{token}'>(path: P) {
       200: {
         description: 'Deleted',
         headers: successHeaders('api-key'),
-        content: jsonContent(DeletedResponseSchema, { data: { status: 'success', message: 'Scenario deleted' } }),
+        content: jsonContent(ScenarioDeletionSchema, exampleDeletion),
       },
       ...problemResponses('api-key', 'forbidden', 'not_found'),
     })),
@@ -302,12 +300,14 @@ export const scenarioRoutes = listCreateViewRoutes
     return c.json(body, 200, { ETag: etag });
   })
   .openapi(deleteRoute('/{token}/delete'), async (c) => {
-    await removeScenario(c, c.req.valid('param').token);
-    return c.json({ data: { status: 'success' as const, message: 'Scenario deleted' as const } }, 200);
+    const { token } = c.req.valid('param');
+    await removeScenario(c, token);
+    return c.json(toDeletion(token), 200);
   })
   .openapi(deleteRoute('/{token}'), async (c) => {
-    await removeScenario(c, c.req.valid('param').token);
-    return c.json({ data: { status: 'success' as const, message: 'Scenario deleted' as const } }, 200);
+    const { token } = c.req.valid('param');
+    await removeScenario(c, token);
+    return c.json(toDeletion(token), 200);
   });
 
 async function removeScenario(c: Context<AppEnv>, token: string): Promise<void> {

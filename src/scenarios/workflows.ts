@@ -39,7 +39,7 @@ import { etagFor } from '../http/conditional.ts';
 import { toPage, type PageRequest } from '../http/pagination.ts';
 import { ApiError } from '../http/problem.ts';
 import { stateIdOf, toStoredData, type StoredScenarioData } from './data.ts';
-import { detailData, toDetailResponse, type ScenarioDataDetail, type ScenarioDetailResponse } from './forms.ts';
+import { stateOf, toScenarioForm, type ScenarioListItem, type ScenarioResponse } from './forms.ts';
 import type { ScenarioFilter } from './filters.ts';
 import type { ScenarioDataInput } from './schema.ts';
 import { generateScenarioToken } from './token.ts';
@@ -93,21 +93,53 @@ export async function viewScenario({ session, key, run }: Keyed, token: string):
   return toScenario(row);
 }
 
+/** What a create knows of its scenario before the batch (the id comes back with the batch's outcome). */
+interface NewScenario {
+  token: string;
+  accountId: number;
+  stateId: number;
+  scenarioData: string;
+  createdAt: number;
+}
+
+/** The reply to a create: the scenario as created (version 1), chart_img left empty for the route to sign. */
+function createdReply(scenario: NewScenario, id: number): ScenarioResponse {
+  const row = { ...scenario, id, version: 1, changeId: null, updatedAt: scenario.createdAt, year: 0 };
+  return { data: toScenarioForm(row, null, '') };
+}
+
 /**
  * The create its event names. A retry resends the batch with its token, so that is this try's;
  * a caller that runs a create again under the same event id (not a retry) gets the first one's.
  */
-function createdOutcome(event: RawRow, input: ScenarioDataInput, token: string, body: ScenarioDetailResponse, now: number): Created {
-  const eventToken = event.token as string;
-  if (eventToken === token) return { token, body, replayed: false };
-  const stored = toStoredData(input, eventToken);
-  return { token: eventToken, body: toDetailResponse({ token: eventToken, stateId: stateIdOf(input), createdAt: now }, stored, '', 'Scenario created'), replayed: false };
+function createdOutcome(event: RawRow, input: ScenarioDataInput, created: NewScenario): Created {
+  const token = event.token as string;
+  const scenario = token === created.token ? created : { ...created, token, scenarioData: JSON.stringify(toStoredData(input, token)) };
+  return { token, body: createdReply(scenario, event.scenario_id as number), replayed: false };
+}
+
+/**
+ * A stored create reply, as the newest form with the scenario's id. Replies stored before API
+ * versions existed (kept 24 hours) are in the specification's detail form, and are read as such.
+ */
+function storedReply(text: string, scenarioId: number, accountId: number): ScenarioResponse {
+  const stored = JSON.parse(text) as ScenarioResponse | LegacyStoredReply;
+  if (!('status' in stored.data)) return { data: { ...stored.data, id: scenarioId, user_id: accountId } };
+  const { scenario } = stored.data;
+  const data = { ...scenario.scenario_data, token: scenario.token };
+  const createdAt = Date.parse(scenario.created_at);
+  return createdReply({ token: scenario.token, accountId, stateId: stateOf(scenario.state.id).id, scenarioData: JSON.stringify(data), createdAt }, scenarioId);
+}
+
+/** A create reply stored before API versions: the specification's detail form, chart_img empty. */
+interface LegacyStoredReply {
+  data: { status: 'success'; scenario: { token: string; scenario_data: Record<string, unknown>; created_at: string; state: { id: number } } };
 }
 
 export interface Created {
   token: string;
-  /** The detail form, chart_img left empty: the route signs it for the caller's origin. */
-  body: ScenarioDetailResponse;
+  /** The scenario as created, chart_img left empty: the route signs it for the caller's origin. */
+  body: ScenarioResponse;
   /** A replay of the reply an earlier create gave for the same Idempotency-Key. */
   replayed: boolean;
 }
@@ -130,10 +162,11 @@ export async function createScenario(
     const token = generateScenarioToken();
     const stored = toStoredData(input, token);
     const values = { ...key, token, stateId: stateIdOf(input), scenarioData: JSON.stringify(stored), eventId, maxScenarios };
-    const body = toDetailResponse({ token, stateId: values.stateId, createdAt: now }, stored, '', 'Scenario created');
+    // The account is the key's, known once the batch has judged it; the reply is built after it.
+    const created = (accountId: number): NewScenario => ({ token, accountId, stateId: values.stateId, scenarioData: values.scenarioData, createdAt: now });
 
     if (!idempotency) {
-      const { rows } = await run({
+      const { caller, rows } = await run({
         scenario: insertScenario(session, values),
         count: countCreated(session, values),
         event: recordCreated(session, values),
@@ -143,14 +176,16 @@ export async function createScenario(
       });
       // The event says created (now or on an earlier try); without it the account is full, or the token was taken.
       const [event] = rows.outcome;
-      if (event) return createdOutcome(event, input, token, body, now);
+      if (event) return createdOutcome(event, input, created(caller.accountId));
       refuseOverQuota(rows.held, maxScenarios);
       if (draw >= TOKEN_DRAWS) throw new Error('could not draw a free scenario token');
       continue;
     }
 
-    const claim = { ...values, idempotencyKey: idempotency.key, requestHash: idempotency.requestHash, responseBody: JSON.stringify(body), staleBefore: now - IDEMPOTENCY_TTL_MS };
-    const { rows } = await run({
+    // Stored without its ids (0 here), which the replay reads back with the record and the key.
+    const storedBody = JSON.stringify(createdReply(created(0), 0));
+    const claim = { ...values, idempotencyKey: idempotency.key, requestHash: idempotency.requestHash, responseBody: storedBody, staleBefore: now - IDEMPOTENCY_TTL_MS };
+    const { caller, rows } = await run({
       claim: claimIdempotencyKey(session, claim),
       scenario: insertClaimedScenario(session, claim),
       count: countCreated(session, claim),
@@ -161,7 +196,7 @@ export async function createScenario(
       held: scenarioCountOfCaller(session, claim),
     });
     const [event] = rows.outcome;
-    if (event) return createdOutcome(event, input, token, body, now);
+    if (event) return createdOutcome(event, input, created(caller.accountId));
     const [recordRow] = rows.record;
     if (!recordRow) {
       // The key is live (judged above), so the claim was skipped for a full account or a taken token.
@@ -173,7 +208,7 @@ export async function createScenario(
     if (record.requestHash !== idempotency.requestHash) {
       throw new ApiError('idempotency_conflict', 'This Idempotency-Key was used with a different request body');
     }
-    return { token: record.scenarioToken, body: JSON.parse(record.responseBody) as ScenarioDetailResponse, replayed: true };
+    return { token: record.scenarioToken, body: storedReply(record.responseBody, recordRow.scenario_id as number, caller.accountId), replayed: true };
   }
 }
 
@@ -264,7 +299,7 @@ const PATCH_BACKOFF_CAP_MS = 160;
 export async function patchScenario(
   keyed: Keyed,
   token: string,
-  change: (current: ScenarioDataDetail) => ScenarioDataInput,
+  change: (current: ScenarioListItem['scenario_data']) => ScenarioDataInput,
   eventId: string,
   ifMatch?: number[],
   revisionsKept: number = DEFAULT_CONFIG.revisionsKept,
@@ -272,7 +307,7 @@ export async function patchScenario(
   let current = await viewScenario(keyed, token);
   for (let attempt = 1; ; attempt++) {
     if (ifMatch && !ifMatch.includes(current.version)) throw staleVersion(current.version);
-    const input = change(detailData(current.scenarioData, token));
+    const input = change(JSON.parse(current.scenarioData) as ScenarioListItem['scenario_data']);
     const outcome = await writeSave(keyed, token, input, eventId, [current.version], revisionsKept);
     if (!('current' in outcome)) return outcome;
     if (attempt >= PATCH_ATTEMPTS) {

@@ -7,7 +7,7 @@ import { documented } from '../http/openapi.ts';
 import { int, TimestampSchema } from '../http/scalars.ts';
 import { formatTimestamp } from '../http/timestamps.ts';
 import type { StoredScenarioData } from '../scenarios/data.ts';
-import { ScenarioDataDetailSchema, stateOf } from '../scenarios/forms.ts';
+import { ScenarioDataSchema, stateOf } from '../scenarios/forms.ts';
 import { US_STATES } from '../scenarios/states.ts';
 import { SHARE_LINK_DEFAULT_SECONDS, SHARE_LINK_MAX_SECONDS, SHARE_LINK_MIN_SECONDS } from './limits.ts';
 import { SHARE_LINK_ID_PATTERN } from './secret.ts';
@@ -73,7 +73,7 @@ export const SharedScenarioSchema = documented(() =>
           name: z.enum(US_STATES.map((s) => s.name) as [string, ...string[]]),
           slug: z.enum(US_STATES.map((s) => s.slug) as [string, ...string[]]),
         }),
-        scenario_data: ScenarioDataDetailSchema.omit({ token: true }),
+        scenario_data: ScenarioDataSchema.omit({ token: true }),
         version: int(1, Number.MAX_SAFE_INTEGER).openapi({ description: 'The version shown (the current one)' }),
         shared_until: TimestampSchema.openapi({ description: 'When the link stops working' }),
       }),

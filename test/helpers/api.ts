@@ -16,8 +16,12 @@ export interface Reply<T = any> {
   text: string;
 }
 
+/** TEST_API_VERSION (vitest.config.ts): the API-Version a request sends unless it names one. */
+const versionHeader: Record<string, string> = env.TEST_API_VERSION ? { 'API-Version': env.TEST_API_VERSION } : {};
+
 export async function send(method: string, path: string, init: { headers?: Record<string, string>; body?: unknown; raw?: BodyInit } = {}): Promise<Reply> {
-  const headers: Record<string, string> = { ...(init.headers ?? {}) };
+  const named = Object.keys(init.headers ?? {}).some((name) => name.toLowerCase() === 'api-version');
+  const headers: Record<string, string> = { ...(named ? {} : versionHeader), ...(init.headers ?? {}) };
   let body: BodyInit | undefined = init.raw;
   if (init.body !== undefined) {
     body = JSON.stringify(init.body);

@@ -5,7 +5,8 @@
 // headers must be present and valid. Replies to paths no operation takes (404, 405) must be
 // problem+json Problems, and documented on any operation a tool matching paths by template alone
 // would take the request for (GET /scenarios/save → 405 is one GET /scenarios/{token} documents).
-// Used by send() in api.ts, so every HTTP test checks the contract.
+// Used by send() in api.ts, so every HTTP test checks the contract. Each reply is checked against
+// the document of the API version it names in its API-Version header (which it must carry).
 //
 // @cfworker/json-schema interprets schemas (no code generation), so it runs inside workerd. It is
 // test code only: the Worker itself validates with zod.
@@ -13,6 +14,7 @@ import { Validator, type Schema } from '@cfworker/json-schema';
 import { openApiDocument, routeTable } from '../../src/app.ts';
 import { routesAt, type RouteTemplate } from '../../src/http/routing.ts';
 import { PROBLEM_STATUS } from '../../src/http/problem.ts';
+import { API_VERSIONS, knownApiVersion, type ApiVersion } from '../../src/api-versions.ts';
 
 type JsonObject = { [key: string]: unknown };
 
@@ -75,7 +77,10 @@ function indexable(value: unknown, key = ''): unknown {
       .map(([k, v]) => [k, indexable(v, k)]),
   );
 }
-const doc = indexable(await openApiDocument()) as Document;
+const documents = new Map<ApiVersion, Document>();
+for (const version of API_VERSIONS) documents.set(version, indexable(await openApiDocument(version)) as Document);
+/** The document the reply being checked is held to (set per check: the checks run synchronously). */
+let doc = documents.get(API_VERSIONS[0])!;
 
 export class ContractError extends Error {
   override name = 'ContractError';
@@ -99,22 +104,24 @@ function resolve<T>(value: T | Ref, pointer: string): { value: T; pointer: strin
   return { value: target as T, pointer: value.$ref.slice(1) };
 }
 
-const validators = new Map<string, Validator>();
+const validators = new Map<Document, Map<string, Validator>>();
 
 /** A validator of the schema at `pointer` in the document, with every $ref of the document resolvable. */
-function validatorAt(pointer: string): Validator {
-  let validator = validators.get(pointer);
+function validatorAt(pointer: string, of: Document = doc): Validator {
+  let byPointer = validators.get(of);
+  if (!byPointer) validators.set(of, (byPointer = new Map()));
+  let validator = byPointer.get(pointer);
   if (!validator) {
     validator = new Validator({ $ref: `${BASE_URI}#${pointer}` }, '2020-12', false);
-    validator.addSchema(doc as unknown as Schema, BASE_URI);
-    validators.set(pointer, validator);
+    validator.addSchema(of as unknown as Schema, BASE_URI);
+    byPointer.set(pointer, validator);
   }
   return validator;
 }
 
-/** Whether the schema at `pointer` in the document (e.g. /components/schemas/CreateScenarioBody) accepts a value. */
-export function documentAccepts(pointer: string, instance: unknown): boolean {
-  return validatorAt(pointer).validate(instance).valid;
+/** Whether the schema at `pointer` in a version's document (default the newest; e.g. /components/schemas/CreateScenarioBody) accepts a value. */
+export function documentAccepts(pointer: string, instance: unknown, version: ApiVersion = API_VERSIONS[0]): boolean {
+  return validatorAt(pointer, documents.get(version)).validate(instance).valid;
 }
 
 function validateAt(pointer: string, instance: unknown, what: string): void {
@@ -138,8 +145,8 @@ interface Route {
   operation: OperationObject;
 }
 
-/** The service's routes (the document and its page aside), each with its documented operation. */
-const routes: Route[] = routeTable().flatMap((served) => {
+/** The service's routes (the document and its page aside), each with its documented operation in `doc`. */
+const routesOf = (): Route[] => routeTable().flatMap((served) => {
   const template = served.path;
   const operation = doc.paths[template]?.[served.method.toLowerCase()];
   if (!operation) {
@@ -159,6 +166,19 @@ const routes: Route[] = routeTable().flatMap((served) => {
   }
   return [{ method: served.method, template, served, params, operation }];
 });
+const routesByDocument = new Map<Document, Route[]>();
+for (const document of documents.values()) {
+  doc = document;
+  routesByDocument.set(document, routesOf());
+}
+doc = documents.get(API_VERSIONS[0])!;
+let routes = routesByDocument.get(doc)!;
+
+/** Holds the next checks to `version`'s document. */
+function useDocument(version: ApiVersion): void {
+  doc = documents.get(version)!;
+  routes = routesByDocument.get(doc)!;
+}
 
 function decode(segment: string): string {
   try {
@@ -203,9 +223,9 @@ function templateMatches(method: string, pathname: string): Route[] {
   );
 }
 
-/** All documented operations, as "METHOD /template". */
+/** All documented operations (of the newest document), as "METHOD /template". */
 export function documentedOperations(): string[] {
-  return routes.map((r) => `${r.method} ${r.template}`);
+  return routesByDocument.get(documents.get(API_VERSIONS[0])!)!.map((r) => `${r.method} ${r.template}`);
 }
 
 function headerValue(raw: string, schema: Schema | undefined): unknown {
@@ -239,6 +259,10 @@ export interface CheckedReply {
 export function checkAgainstDocument(method: string, path: string, reply: CheckedReply): void {
   const verb = method.toUpperCase();
   if (verb === 'OPTIONS') return; // CORS preflight: answered by the CORS middleware, not an operation
+  const named = reply.headers.get('API-Version');
+  const version = knownApiVersion(named);
+  if (version === undefined) throw new ContractError(`${verb} ${path} → ${reply.status}: API-Version ${named ?? '(missing)'} is not a version the service serves`);
+  useDocument(version);
   const pathname = new URL(path, 'http://x').pathname;
   const what = `${verb} ${path} → ${reply.status}`;
   const route = findOperation(verb === 'HEAD' ? 'GET' : verb, pathname);

@@ -157,6 +157,8 @@ export interface LinkUse {
   open: number;
   /** The id below the first one the link's database gives out (databases.ts `idBase`; 0 for DB). */
   base: number;
+  /** The API version a new account is pinned to (DEFAULT_API_VERSION). */
+  apiVersion: string;
 }
 
 /** Marks the link used by this sign-in, if it is unused and unexpired. */
@@ -175,9 +177,9 @@ const linkUsedBySession = () =>
  * address for this database in the directory (dashboard/src/workflows.ts).
  */
 export const createAccountFromLink = statement<LinkUse>(
-  () => sql`insert into ${accounts} (id, name, email, created_at)
+  () => sql`insert into ${accounts} (id, name, email, created_at, api_version)
     select case when ${p('base')} = 0 then null else max(${p('base')}, coalesce((select max(${accounts.id}) from ${accounts}), 0)) + 1 end,
-      substr(${dashboardSignInLinks.email}, 1, instr(${dashboardSignInLinks.email}, '@') - 1), ${dashboardSignInLinks.email}, ${p('now')}
+      substr(${dashboardSignInLinks.email}, 1, instr(${dashboardSignInLinks.email}, '@') - 1), ${dashboardSignInLinks.email}, ${p('now')}, ${p('apiVersion')}
     from ${dashboardSignInLinks} where ${p('open')} = 1 and ${linkUsedBySession()}
       and not exists (select 1 from ${dashboardMembers} where lower(${dashboardMembers.email}) = lower(${dashboardSignInLinks.email}))
     on conflict do nothing`,
@@ -515,4 +517,33 @@ export const pruneInvitations = statement<{ before: number }>(
 );
 export const pruneSessions = statement<{ now: number }>(
   () => sql`delete from ${dashboardSessions} where ${dashboardSessions.expiresAt} <= ${p('now')} or ${dashboardSessions.idleExpiresAt} <= ${p('now')}`,
+);
+
+// API versions (src/versions/): the session's account's pinned version, an upgrade and a rollback.
+
+/** The account's version, the one before its last change, and when that change was made. */
+export const sessionApiVersion = statement<SessionCheck>(
+  () => sql`select ${accounts.apiVersion} as api_version, ${accounts.previousApiVersion} as previous_api_version,
+    ${accounts.apiVersionChangedAt} as api_version_changed_at from ${accounts} where ${accounts.id} = ${accountOfSession()}`,
+);
+
+export interface ApiVersionChange extends SessionCheck {
+  version: string;
+  /** The version the page showed: nothing changes if the account has moved since. */
+  from: string;
+  /** 1: an upgrade (only to a newer version); 0: a rollback (only to the previous version, older, changed since `since`). */
+  upgrade: number;
+  since: number;
+}
+
+/** Versions are dates (YYYY-MM-DD), so their text orders them. */
+export const setSessionApiVersion = statement<ApiVersionChange>(
+  () => sql`update ${accounts} set
+      ${sql.identifier(accounts.previousApiVersion.name)} = ${accounts.apiVersion},
+      ${sql.identifier(accounts.apiVersionChangedAt.name)} = ${p('now')},
+      ${sql.identifier(accounts.apiVersion.name)} = ${p('version')}
+    where ${accounts.id} = ${accountOfSession()} and ${accounts.apiVersion} = ${p('from')} and (
+      (${p('upgrade')} = 1 and ${accounts.apiVersion} < ${p('version')})
+      or (${p('upgrade')} = 0 and ${accounts.previousApiVersion} = ${p('version')} and ${p('version')} < ${accounts.apiVersion}
+        and ${accounts.apiVersionChangedAt} > ${p('since')}))`,
 );

@@ -1,12 +1,16 @@
-// Events (the account's event log, by type), the account (with its scenario quota and "sign out
-// everywhere"), and the audit log. Each page is one D1 round trip, its session check included.
+// Events (the account's event log, by type), the account (with its scenario quota, its API version
+// and "sign out everywhere"), and the audit log. Each page is one D1 round trip, its session check
+// included; an API version change answers with a redirect to the account page.
 import { Hono } from 'hono';
 import { EVENT_TYPES, type EventType } from '../../../src/db/schema.ts';
 import type { DashboardEnv } from '../env.ts';
-import { sessionDb, toSignIn } from '../http.ts';
+import { sessionDb, signedInForm, toSignIn } from '../http.ts';
 import { formToken } from '../session.ts';
 import { BASE, Page, Table, Time, Token } from '../views.tsx';
-import { accountPage, auditPage, eventsPage, sessionRef } from '../workflows.ts';
+import { accountPage, API_VERSION_ROLLBACK_MS, auditPage, changeApiVersion, eventsPage, sessionRef, type AccountApiVersion } from '../workflows.ts';
+import { knownApiVersion } from '../../../src/api-versions.ts';
+import { VERSIONS } from '../../../src/versions/versions.ts';
+import { may, type Role } from '../permissions.ts';
 
 const ACTIONS: Record<string, string> = {
   signed_in: 'Signed in',
@@ -21,6 +25,8 @@ const ACTIONS: Record<string, string> = {
   'webhook_endpoint.enabled': 'Enabled a webhook endpoint',
   'webhook_endpoint.deleted': 'Deleted a webhook endpoint',
   'webhook_delivery.resent': 'Resent an event',
+  'api_version.upgraded': 'Upgraded the API version',
+  'api_version.rolled_back': 'Rolled back the API version',
   'member.invited': 'Invited a member',
   'member.invitation_revoked': 'Revoked an invitation',
   'member.joined': 'Joined the account',
@@ -29,6 +35,67 @@ const ACTIONS: Record<string, string> = {
   'member.left': 'Left the account',
   'account.switched_to': 'Switched to this account',
 };
+
+/**
+ * The account's API version: what requests without an API-Version header get, the newer versions
+ * with what each changed (an upgrade each), and a rollback to the version it left within 72 hours.
+ */
+function ApiVersionSection({ version, token, now, role }: { version: AccountApiVersion; token: string; now: number; role: Role }) {
+  const newer = VERSIONS.filter((v) => v.version > version.current);
+  const changes = may(role, 'account.api_version');
+  const rollbackUntil = version.changedAt === null ? null : version.changedAt + API_VERSION_ROLLBACK_MS;
+  const canRollBack = version.previous !== null && version.previous < version.current && rollbackUntil !== null && rollbackUntil > now;
+  return (
+    <section aria-labelledby="api-version">
+      <h2 id="api-version">API version</h2>
+      <p>
+        Requests without an <code>API-Version</code> header get version <strong id="current-api-version">{version.current}</strong>. A request that
+        sends the header gets the version it names.
+      </p>
+      {newer.length === 0 ? <p>This is the newest version.</p> : null}
+      {newer.map((v) => (
+        <article aria-labelledby={`version-${v.version}`}>
+          <h3 id={`version-${v.version}`}>{v.version}</h3>
+          <p>{v.summary}</p>
+          <ul>
+            {v.changes.map((change) => (
+              <li>
+                <strong>{change.title}.</strong> {change.description}
+              </li>
+            ))}
+          </ul>
+          {changes ? (
+            <form method="post" action={`${BASE}/account/api_version`}>
+              <Token value={token} />
+              <input type="hidden" name="api_version" value={v.version} />
+              <input type="hidden" name="from" value={version.current} />
+              <button type="submit">Upgrade to {v.version}</button>
+            </form>
+          ) : (
+            <p>An owner of the account can upgrade it.</p>
+          )}
+        </article>
+      ))}
+      {changes && canRollBack && rollbackUntil !== null ? (
+        <form method="post" action={`${BASE}/account/api_version`}>
+          <Token value={token} />
+          <input type="hidden" name="api_version" value={version.previous ?? ''} />
+          <input type="hidden" name="from" value={version.current} />
+          <input type="hidden" name="rollback" value="1" />
+          <p>
+            Upgraded from {version.previous} on <Time ms={version.changedAt ?? 0} />; you may return to it until <Time ms={rollbackUntil} />.
+          </p>
+          <button type="submit" class="secondary">
+            Roll back to {version.previous}
+          </button>
+        </form>
+      ) : null}
+      <p>
+        <a href="/api_versions">Every version and its changes</a>
+      </p>
+    </section>
+  );
+}
 
 /** A `before` cursor from the query: a positive integer, or none. */
 const cursor = (text: string | undefined) => (text && /^[1-9][0-9]{0,15}$/.test(text) ? Number(text) : null);
@@ -115,6 +182,7 @@ export const accountRoutes = new Hono<DashboardEnv>()
           </p>
           <meter min={0} max={max} value={page.scenarios} aria-labelledby="quota"></meter>
         </section>
+        <ApiVersionSection version={page.apiVersion} token={token} now={Date.now()} role={page.me.role} />
         <section aria-labelledby="sessions">
           <h2 id="sessions">Sessions</h2>
           <p>
@@ -130,6 +198,18 @@ export const accountRoutes = new Hono<DashboardEnv>()
         </section>
       </Page>,
     );
+  })
+  // An upgrade or a rollback of the API version, then back to the account page (a reload repeats nothing).
+  .post('/account/api_version', async (c) => {
+    const checked = await signedInForm(c);
+    if (checked instanceof Response) return checked;
+    const version = knownApiVersion(checked.form.api_version);
+    const from = knownApiVersion(checked.form.from);
+    if (version && from) {
+      const ref = await sessionRef(checked.sessionId);
+      await changeApiVersion(sessionDb(c), ref, c.get('client'), { version, from, upgrade: checked.form.rollback !== '1' });
+    }
+    return c.redirect(`${BASE}/account#api-version`, 303);
   })
   .get('/audit', async (c) => {
     const sessionId = c.get('sessionId');

@@ -115,7 +115,7 @@ export const signInRoutes = new Hono<DashboardEnv>()
     const form = await formFields(c);
     const token = form?.token ?? '';
     const signedIn = /^[A-Za-z0-9_-]{43}$/.test(token)
-      ? await signIn(readDatabases(c.env), { token, open: c.get('config').openSignup, now: Date.now(), client: c.get('client') })
+      ? await signIn(readDatabases(c.env), { token, open: c.get('config').openSignup, now: Date.now(), client: c.get('client'), apiVersion: c.get('config').defaultApiVersion })
       : null;
     if (!signedIn) {
       return signInPage(c, '', {}, 400, 'That sign-in link has expired or was already used. Ask for a new one below.');
