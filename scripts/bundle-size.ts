@@ -15,9 +15,11 @@ import { gzipSync } from 'node:zlib';
  * (−41 KiB), drizzle's rendering as src/db/drizzle-lite/ (−38 KiB) and no OpenAPI generator in the
  * Worker (−35 KiB, less the 23 KiB of the deflated document it serves). Every KiB is compiled when
  * an isolate starts (`npm run bench:startup`). Raised to 340 with PATCH and share links (issue 34:
- * 323.9 KiB against main's 293.5, +30.4 KiB; bench/README.md, "Bundle size").
+ * 323.9 KiB against main's 293.5, +30.4 KiB; bench/README.md, "Bundle size"), and to 360 with API
+ * versions (344.1 KiB with all of this round: +16 KiB of versions, of which most is the deflated
+ * documents of both versions, a string the isolate scans rather than compiles).
  */
-const MAX_KIB = 340;
+const MAX_KIB = 360;
 
 /**
  * The dashboard Worker (dashboard/wrangler.toml), measured the same way: a Worker of its own, so

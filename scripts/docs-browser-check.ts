@@ -100,11 +100,21 @@ async function tryItOut(page: Page, method: string, path: string, edit?: (block:
   const live = block.locator('.live-responses-table .response').first();
   await live.waitFor({ state: 'visible' });
   const status = (await live.locator('.response-col_status').innerText()).trim();
+  // A reply sent as a file (Content-Disposition: attachment, the export) is offered as a download
+  // link, as a browser would save it: its file name, and its text read from the link.
+  const download = block.locator('.live-responses-table .response-col_description a[download]');
+  if ((await download.count()) > 0) {
+    const link = download.first();
+    const filename = (await link.getAttribute('download')) ?? '';
+    const href = (await link.getAttribute('href')) ?? '';
+    const body = await page.evaluate(async (url) => (await fetch(url)).text(), href);
+    return { status, body, filename };
+  }
   const body = await block
     .locator('.live-responses-table .response-col_description .highlight-code, .live-responses-table .response-col_description pre')
     .first()
     .innerText();
-  return { status, body };
+  return { status, body, filename: undefined as string | undefined };
 }
 
 /** The scenario token in a shown create/view/save reply. */
@@ -243,10 +253,10 @@ try {
   check('the filtered list shows the new scenarios', token !== undefined && filteredList.body.includes(token), filteredList.body.slice(0, 500));
   const exported = await tryItOut(page, 'GET', '/scenarios/export', choose({ program: 'eitc' }));
   shown('GET /scenarios/export (JSON Lines, program eitc chosen)', exported, '200');
-  check('the export shows the new scenarios', token !== undefined && exported.body.includes(token), exported.body.slice(0, 500));
+  check('the export is offered as a file, scenarios-<date>.jsonl, holding the new scenarios', /^scenarios-\d{4}-\d{2}-\d{2}\.jsonl$/.test(exported.filename ?? '') && token !== undefined && exported.body.includes(token), `${exported.filename}\n${exported.body.slice(0, 500)}`);
   const csv = await tryItOut(page, 'GET', '/scenarios/export', choose({ format: 'csv' }));
   shown('GET /scenarios/export (format csv chosen)', csv, '200');
-  check('the CSV export shows a header row and the new scenarios', csv.body.includes('id,token,state_id,') && token !== undefined && csv.body.includes(token), csv.body.slice(0, 500));
+  check('the CSV export is offered as scenarios-<date>.csv, with a header row and the new scenarios', /^scenarios-\d{4}-\d{2}-\d{2}\.csv$/.test(csv.filename ?? '') && csv.body.includes('id,token,state_id,') && token !== undefined && csv.body.includes(token), `${csv.filename}\n${csv.body.slice(0, 500)}`);
   const typeToken = async (block: Locator) => block.locator('tr[data-param-name="token"] input').fill(token ?? '');
   shown('GET /scenarios/{token} (view, the token typed in)', await tryItOut(page, 'GET', '/scenarios/{token}', typeToken), '200');
   const saved = await tryItOut(page, 'POST', '/scenarios/save', async (block) => {
