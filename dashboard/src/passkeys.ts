@@ -3,8 +3,8 @@
 // and not @simplewebauthn/server: docs/decisions.md, "Passkeys". The relying party is
 // PUBLIC_ORIGIN (its origin, its hostname as the RP id), never the request's Host header.
 // Only ES256 (P-256) keys: what every platform authenticator offers, and all the options ask for.
-import { ECDSAPublicKey, decodePKIXECDSASignature, p256 } from '@oslojs/crypto/ecdsa';
-import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from '@oslojs/encoding';
+// The key and signature encodings (SEC1, DER) are done here in a few lines: @oslojs/crypto's would
+// add its ASN.1 parser and every curve (25 KiB) to a bundle with a cap.
 import {
   ClientDataType,
   coseAlgorithmES256,
@@ -15,6 +15,40 @@ import {
   parseAuthenticatorData,
   parseClientDataJSON,
 } from '@oslojs/webauthn';
+
+const encodeBase64urlNoPadding = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+function decodeBase64urlIgnorePadding(text: string): Uint8Array {
+  if (!/^[A-Za-z0-9_-]*=*$/.test(text)) throw new Error('not base64url');
+  return Uint8Array.from(atob(text.replace(/=+$/, '').replaceAll('-', '+').replaceAll('_', '/')), (ch) => ch.charCodeAt(0));
+}
+
+/** A P-256 coordinate as its 32 bytes, big-endian. */
+function coordinate(value: bigint): Uint8Array {
+  const out = new Uint8Array(32);
+  for (let i = 31; i >= 0; i--, value >>= 8n) out[i] = Number(value & 255n);
+  if (value !== 0n) throw new PasskeyError('not a P-256 coordinate');
+  return out;
+}
+
+/** An ECDSA signature as authenticators send it (DER: SEQUENCE of two INTEGERs) → r‖s, 32 bytes each (Web Crypto's form). */
+function rawSignature(der: Uint8Array): Uint8Array {
+  const fail = () => new PasskeyError('bad signature encoding');
+  if (der[0] !== 0x30 || der[1] !== der.length - 2) throw fail();
+  const out = new Uint8Array(64);
+  let at = 2;
+  for (const offset of [0, 32]) {
+    if (der[at] !== 0x02) throw fail();
+    const length = der[at + 1]!;
+    let value = der.subarray(at + 2, at + 2 + length);
+    if (value.length !== length || length === 0) throw fail();
+    while (value.length > 32 && value[0] === 0) value = value.subarray(1);
+    if (value.length > 32) throw fail();
+    out.set(value, offset + 32 - value.length);
+    at += 2 + length;
+  }
+  if (at !== der.length) throw fail();
+  return out;
+}
 
 /** A challenge is answered within 5 minutes, once. */
 export const CHALLENGE_TTL_MS = 5 * 60 * 1000;
@@ -118,7 +152,11 @@ export function verifyRegistration(json: string, rp: RelyingParty): Registration
     if (key.type() !== COSEKeyType.EC2 || key.algorithm() !== coseAlgorithmES256) throw new PasskeyError('not ES256');
     const { curve, x, y } = key.ec2();
     if (curve !== coseEllipticCurveP256) throw new PasskeyError('not P-256');
-    return { credentialId: id, publicKey: encodeBase64urlNoPadding(new ECDSAPublicKey(p256, x, y).encodeSEC1Uncompressed()), signCount: data.signatureCounter, challenge };
+    const sec1 = new Uint8Array(65);
+    sec1[0] = 0x04;
+    sec1.set(coordinate(x), 1);
+    sec1.set(coordinate(y), 33);
+    return { credentialId: id, publicKey: encodeBase64urlNoPadding(sec1), signCount: data.signatureCounter, challenge };
   } catch (error) {
     throw error instanceof PasskeyError ? error : new PasskeyError('bad public key');
   }
@@ -164,13 +202,13 @@ export function readAssertion(json: string, rp: RelyingParty): Assertion {
  * authenticator keeps one (a counter that does not is a cloned key's sign). Synced passkeys send 0.
  */
 export async function verifyAssertion(assertion: Assertion, stored: { publicKey: string; signCount: number }): Promise<void> {
-  let raw: Uint8Array;
+  const raw = rawSignature(assertion.signature);
+  let key: CryptoKey;
   try {
-    raw = decodePKIXECDSASignature(assertion.signature).encodeIEEEP1363(p256);
+    key = await crypto.subtle.importKey('raw', decodeBase64urlIgnorePadding(stored.publicKey), { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify']);
   } catch {
-    throw new PasskeyError('bad signature encoding');
+    throw new PasskeyError('bad stored key');
   }
-  const key = await crypto.subtle.importKey('raw', decodeBase64urlIgnorePadding(stored.publicKey), { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify']);
   if (!(await crypto.subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, key, raw, assertion.message))) throw new PasskeyError('bad signature');
   if ((assertion.signCount !== 0 || stored.signCount !== 0) && assertion.signCount <= stored.signCount) throw new PasskeyError('counter did not move: a cloned authenticator?');
 }

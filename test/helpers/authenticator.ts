@@ -80,7 +80,7 @@ export async function softwareAuthenticator(origin = 'https://scenarios.test') {
     async create(options: CreateOptions, o: Overrides = {}): Promise<string> {
       rpId = options.rp.id;
       handle = options.user.id;
-      const jwk = await crypto.subtle.exportKey('jwk', keys.publicKey);
+      const jwk = (await crypto.subtle.exportKey('jwk', keys.publicKey)) as JsonWebKey;
       const cose = cbor(
         new Map<Cbor, Cbor>([
           [1, 2],
