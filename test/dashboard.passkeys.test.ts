@@ -87,6 +87,13 @@ describe('passkeys', () => {
     const page = await dashboardFetch('GET', '/dashboard/sign-in');
     expect(page.text).toContain('Sign in with a passkey');
     expect(page.text).toContain('E-mail me a sign-in link');
+    // Only the dashboard's own script file runs (no inline script); it may call only this origin.
+    const csp = page.headers.get('content-security-policy')!;
+    expect(csp).toContain("script-src 'self';");
+    expect(csp).toContain("connect-src 'self';");
+    expect(csp).not.toContain('unsafe');
+    expect(page.text.match(/<script[^>]*>/g)).toEqual(['<script src="/dashboard/assets/dashboard.js" defer="">']);
+    expect((await dashboardFetch('GET', '/dashboard/assets/dashboard.js')).text).toContain('navigator.credentials.get');
   });
 
   it('rename and remove, audit-logged naming the member; a removed passkey signs in no more', async () => {
