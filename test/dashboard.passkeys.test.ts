@@ -220,20 +220,27 @@ describe('passkeys', () => {
     expect(counter.take()).toBe(databaseOfId(account.id) === 0 ? 2 : 3);
   });
 
-  it('a registration on a D1 failing before and after commit: stored once, one audit row, the answer deserved', { timeout: 120_000 }, async () => {
+  it('registration and sign-in on a D1 failing before and after commit: stored once, one session, one audit row each, the answer deserved', { timeout: 120_000 }, async () => {
     const random = seededRandom(20261127);
+    const faulty = () => faultyD1((n) => (n > 3 ? undefined : random() < 0.25 ? 'before' : random() < 0.5 ? 'after' : undefined)).bindings;
     for (let i = 0; i < 10; i++) {
       const account = await createAccount();
       const user = await signIn(account.email);
       const device = await softwareAuthenticator();
-      const options = await registrationOptions(user);
-      const bindings = faultyD1((n) => (n > 3 ? undefined : random() < 0.25 ? 'before' : random() < 0.5 ? 'after' : undefined)).bindings;
-      const flaky = browser(user.cookie, { bindings });
+      const options = await registrationOptions(user, { bindings: faulty() });
+      const flaky = browser(user.cookie, { bindings: faulty() });
       const reply = await flaky.post('/dashboard/passkeys', { name: `k${i}`, credential: await device.create(options) });
       expect(reply.status).toBe(200);
       expect(await passkeysOf(account.id, account.email)).toHaveLength(1);
       expect((await auditOf(account.id)).filter((e) => e.action === 'passkey.registered')).toHaveLength(1);
-      expect((await signInWith(await device.get(await signInOptions()))).status).toBe(303);
+      const sessions = async () => (await dbOf(account.id).prepare('select count(*) as n from dashboard_sessions where account_id = ?').bind(account.id).first<{ n: number }>())!.n;
+      const before = await sessions();
+      const challenge = JSON.parse((await dashboardFetch('POST', '/dashboard/sign-in/passkey/options', { address: uniqueAddress(), bindings: faulty() })).text);
+      const signedIn = await signInWith(await device.get(challenge), { bindings: faulty() });
+      expect(signedIn.status).toBe(303);
+      expect((await browser(sessionCookieOf(signedIn)!).get('/dashboard/keys')).status).toBe(200);
+      expect(await sessions()).toBe(before + 1);
+      expect((await auditOf(account.id)).filter((e) => e.target === `with passkey "k${i}"`)).toHaveLength(1);
     }
   });
 });

@@ -486,13 +486,15 @@ export const sessionFromInvitation = statement<InvitationUse>(
 /** A registration's challenge, bound to the session asking for it (a live one, of a role that may). */
 export const insertRegisterChallenge = statement<SessionCheck & { challengeHash: string; expiresAt: number }>(
   () => sql`insert into ${dashboardPasskeyChallenges} (challenge_hash, purpose, session_hash, created_at, expires_at)
-    select ${p('challengeHash')}, 'register', ${p('sid')}, ${p('now')}, ${p('expiresAt')} from ${dashboardSessions} where ${liveSession()}`,
+    select ${p('challengeHash')}, 'register', ${p('sid')}, ${p('now')}, ${p('expiresAt')} from ${dashboardSessions} where ${liveSession()}
+    on conflict do nothing`,
 );
 
-/** A sign-in's challenge (no session yet). */
+/** A sign-in's challenge (no session yet). A retry after D1 lost the reply finds it stored: nothing twice. */
 export const insertSignInChallenge = statement<{ challengeHash: string; now: number; expiresAt: number }>(
   () => sql`insert into ${dashboardPasskeyChallenges} (challenge_hash, purpose, created_at, expires_at)
-    values (${p('challengeHash')}, 'sign_in', ${p('now')}, ${p('expiresAt')})`,
+    values (${p('challengeHash')}, 'sign_in', ${p('now')}, ${p('expiresAt')})
+    on conflict do nothing`,
 );
 
 /**
