@@ -26,9 +26,9 @@ const MAX_KIB = 340;
  * invitations and the forms' flash (140.5 on 2026-11-27). Raised for passkeys: 186.8 KiB on
  * 2026-11-27, of which WebAuthn's parsing (@oslojs/webauthn with its CBOR, 29 KiB; the smallest
  * well-kept choice: @simplewebauthn/server is about 305) and the passkey pages, statements and
- * script (16 KiB); plus about 5 %.
+ * script (16 KiB); 195.0 after the rebase on 64e0287 (issue 33's API version page); plus about 5 %.
  */
-const DASHBOARD_MAX_KIB = 196;
+const DASHBOARD_MAX_KIB = 205;
 
 /** Builds one Worker as `wrangler deploy` would and prints its size; false when it is over its cap or fails to build. */
 function measure(label: string, config: string, cap: number, capName: string): boolean {
