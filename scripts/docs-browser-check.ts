@@ -267,7 +267,8 @@ try {
   shown('POST /scenarios/{token}/share_links (the token typed in)', shared, '201');
   const link = /"url":\s*"([^"]+)"/.exec(shared.body)?.[1];
   const linkId = /"id":\s*"(sl_[0-9a-f]{32})"/.exec(shared.body)?.[1];
-  check('the share link is on the service itself', link !== undefined && link.startsWith(`${base}/shared/`), shared.body.slice(0, 500));
+  // Built from PUBLIC_ORIGIN, which npm start names by localhost (the passkeys' RP id cannot be an IP).
+  check('the share link is on the service itself (PUBLIC_ORIGIN)', link !== undefined && link.startsWith(`http://localhost:${PORT}/shared/`), shared.body.slice(0, 500));
   shown('GET /scenarios/{token}/share_links (the token typed in)', await tryItOut(page, 'GET', '/scenarios/{token}/share_links', typeToken), '200');
   const revoke = async () =>
     (await fetch(`${base}/scenarios/${token}/share_links/${linkId}`, { method: 'DELETE', headers: { Authorization: `Bearer ${key}` } })).status;
