@@ -25,9 +25,12 @@ const MAX_KIB = 360;
  * The dashboard Worker (dashboard/wrangler.toml), measured the same way: a Worker of its own, so
  * none of it is in the API's bundle above. 109.7 KiB measured on 2026-11-24 (its pages and
  * workflows 40, Hono with its JSX 31, the shared db modules 24); with members, roles,
- * invitations and the forms' flash (140.5 on 2026-11-27), plus about 10 %.
+ * invitations and the forms' flash (140.5 on 2026-11-27). Raised for passkeys: 186.8 KiB on
+ * 2026-11-27, of which WebAuthn's parsing (@oslojs/webauthn with its CBOR, 29 KiB; the smallest
+ * well-kept choice: @simplewebauthn/server is about 305) and the passkey pages, statements and
+ * script (16 KiB); 195.0 after the rebase on 64e0287 (issue 33's API version page); plus about 5 %.
  */
-const DASHBOARD_MAX_KIB = 160;
+const DASHBOARD_MAX_KIB = 205;
 
 /** Builds one Worker as `wrangler deploy` would and prints its size; false when it is over its cap or fails to build. */
 function measure(label: string, config: string, cap: number, capName: string): boolean {

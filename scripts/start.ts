@@ -40,8 +40,11 @@ const WRANGLER = ['node_modules/wrangler/bin/wrangler.js'];
 
 // Local development: webhook endpoints may be on loopback (http://127.0.0.1:…), which production
 // refuses, and a failed delivery is retried after 1, 2, 4… seconds instead of 5, 10, 20… minutes.
-// PUBLIC_ORIGIN is this server's own URL: links handed out (sign-in, share links) point here.
-const DEV_VARS = ['WEBHOOK_ALLOW_LOOPBACK:true', 'WEBHOOK_RETRY_BASE_SECONDS:1', `PUBLIC_ORIGIN:http://${HOST}:${PORT}`];
+// PUBLIC_ORIGIN is this server's own URL: links handed out (sign-in, share links) point here. It
+// names localhost, not 127.0.0.1 (where wrangler listens): it is also the passkeys' relying party,
+// and WebAuthn refuses an IP address as one.
+const ORIGIN = `http://localhost:${PORT}`;
+const DEV_VARS = ['WEBHOOK_ALLOW_LOOPBACK:true', 'WEBHOOK_RETRY_BASE_SECONDS:1', `PUBLIC_ORIGIN:${ORIGIN}`];
 
 // The secrets wrangler.toml requires, each with how its random value is made; each gets its own,
 // so none can be derived from another.
@@ -84,7 +87,7 @@ function ensureDashboardDevVars(): void {
   for (const [name, value] of Object.entries(DASHBOARD_DEV_VARS)) values[name] = devVar(existing, name) ?? value;
   for (const name of SHARED_SECRETS) values[name] = devVar(api, name) ?? '';
   // Always this server's URL (PORT may differ from the last run's).
-  values.PUBLIC_ORIGIN = `http://${HOST}:${PORT}`;
+  values.PUBLIC_ORIGIN = ORIGIN;
   const others = existing.split('\n').filter((line) => /^\s*[^#\s]/.test(line) && !(/^\s*(?:export\s+)?([A-Z0-9_]+)/.exec(line)?.[1]! in values));
   const lines = ['# Local settings of the dashboard Worker for wrangler dev (git-ignored; kept by npm start).', ...others];
   const text = `${[...lines, ...Object.entries(values).map(([name, value]) => `${name}=${value}`)].join('\n')}\n`;
@@ -286,7 +289,7 @@ Development API key: ${key}
 
   curl -s -H "Authorization: Bearer ${key}" ${base}/me
 
-Dashboard (Developers section): ${base}/dashboard
+Dashboard (Developers section): ${ORIGIN}/dashboard
   Sign in with any e-mail address: no mail leaves this machine. Each sign-in e-mail is saved
   under ${SIGN_IN_EMAILS}/, and its link is printed here as "Sign-in e-mail to …".
 

@@ -229,6 +229,12 @@ const ROUTE_ACTIONS: Record<string, Action | null> = {
   '/dashboard/members/:id/remove': 'members.remove',
   '/dashboard/accounts/switch': 'account.switch',
   '/dashboard/account/api_version': 'account.api_version',
+  '/dashboard/passkeys/options': 'passkeys.manage',
+  '/dashboard/passkeys': 'passkeys.manage',
+  '/dashboard/passkeys/:id/rename': 'passkeys.manage',
+  '/dashboard/passkeys/:id/remove': 'passkeys.manage',
+  '/dashboard/sign-in/passkey/options': null,
+  '/dashboard/sign-in/passkey': null,
 };
 
 describe('the permission table, enforced on the server', () => {

@@ -8,6 +8,7 @@ import { assetHeaders, hardening, requestContext, sameOrigin, stylesheet, toSign
 import { accountRoutes } from './pages/account.tsx';
 import { keyRoutes } from './pages/keys.tsx';
 import { memberRoutes } from './pages/members.tsx';
+import { passkeyRoutes } from './pages/passkeys.tsx';
 import { signInRoutes } from './pages/sign-in.tsx';
 import { webhookRoutes } from './pages/webhooks.tsx';
 import { BASE } from './views.tsx';
@@ -31,6 +32,7 @@ dashboardApp
   .route('/', keyRoutes)
   .route('/', webhookRoutes)
   .route('/', memberRoutes)
+  .route('/', passkeyRoutes)
   .route('/', accountRoutes);
 
 dashboardApp.notFound((c) => c.text('Not found', 404));

@@ -1,5 +1,6 @@
 // The dashboard's stylesheet and its one script, served by this Worker (no CDN), under a CSP that
-// allows nothing else. The script only adds the copy buttons; every page works without it.
+// allows nothing else. The script adds the copy buttons and passkeys (navigator.credentials: the
+// forms marked data-passkey); every other page works without it.
 
 export const STYLESHEET = `
 *{box-sizing:border-box}
@@ -57,5 +58,46 @@ export const SCRIPT = `document.addEventListener('click', function (event) {
   if (!button) return;
   var text = document.getElementById(button.getAttribute('data-copy')).textContent;
   navigator.clipboard.writeText(text).then(function () { button.textContent = 'Copied'; }, function () { button.textContent = 'Select and copy it'; });
+});
+
+function b64u(buffer) {
+  return btoa(String.fromCharCode.apply(null, new Uint8Array(buffer))).split('+').join('-').split('/').join('_').split('=').join('');
+}
+function unb64u(text) {
+  return Uint8Array.from(atob(text.split('-').join('+').split('_').join('/')), function (ch) { return ch.charCodeAt(0); });
+}
+document.addEventListener('submit', function (event) {
+  var form = event.target;
+  var kind = form.getAttribute && form.getAttribute('data-passkey');
+  if (!kind) return;
+  event.preventDefault();
+  var status = document.getElementById(form.getAttribute('data-status'));
+  if (!window.PublicKeyCredential) { status.textContent = 'This browser cannot use passkeys.'; return; }
+  var body = new URLSearchParams();
+  if (form.elements._token) body.set('_token', form.elements._token.value);
+  status.textContent = 'Waiting for your device…';
+  fetch(form.getAttribute('data-options'), { method: 'POST', body: body, credentials: 'same-origin' }).then(function (reply) {
+    if (!reply.ok) throw new Error('options');
+    return reply.json();
+  }).then(function (o) {
+    if (kind === 'register') {
+      return navigator.credentials.create({ publicKey: {
+        challenge: unb64u(o.challenge), rp: o.rp, user: { id: unb64u(o.user.id), name: o.user.name, displayName: o.user.displayName },
+        pubKeyCredParams: [{ type: 'public-key', alg: -7 }], attestation: 'none', timeout: 300000,
+        authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'preferred' },
+        excludeCredentials: o.exclude.map(function (id) { return { type: 'public-key', id: unb64u(id) }; })
+      } });
+    }
+    return navigator.credentials.get({ publicKey: { challenge: unb64u(o.challenge), rpId: o.rpId, userVerification: 'preferred', timeout: 300000 } });
+  }).then(function (credential) {
+    var r = credential.response;
+    var out = { id: credential.id, response: { clientDataJSON: b64u(r.clientDataJSON) } };
+    if (r.attestationObject) out.response.attestationObject = b64u(r.attestationObject);
+    else { out.response.authenticatorData = b64u(r.authenticatorData); out.response.signature = b64u(r.signature); out.response.userHandle = r.userHandle ? b64u(r.userHandle) : null; }
+    form.elements.credential.value = JSON.stringify(out);
+    form.submit();
+  }).catch(function () {
+    status.textContent = 'The passkey did not work (cancelled, or none for this site). Try again' + (kind === 'register' ? '.' : ', or ask for an e-mailed link.');
+  });
 });
 `;

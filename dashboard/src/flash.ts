@@ -19,7 +19,10 @@ export type Flash =
   | { kind: 'member.invited'; email: string }
   | { kind: 'invitation.revoked' }
   | { kind: 'member.role_changed'; memberId: number }
-  | { kind: 'member.removed' };
+  | { kind: 'member.removed' }
+  | { kind: 'passkey.registered'; name: string }
+  | { kind: 'passkey.renamed' }
+  | { kind: 'passkey.removed' };
 
 async function flashKey(sessionId: string): Promise<CryptoKey> {
   const bytes = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`dashboard flash:${sessionId}`));

@@ -13,7 +13,8 @@ import { BASE } from './views.tsx';
 // link's token never leaves in a Referer (strict-origin: a Referer is the origin alone). Not
 // no-referrer: under it browsers send `Origin: null` with a form's POST, which the cross-site
 // check below must refuse (the browser check, npm run test:browser, found this).
-const CSP = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+// connect-src 'self': the passkey forms' script asks this Worker for WebAuthn options (fetch).
+const CSP = "default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 export const hardening: MiddlewareHandler<DashboardEnv> = async (c, next) => {
   await next();

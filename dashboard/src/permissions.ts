@@ -26,6 +26,7 @@ export const PERMISSIONS = {
   'members.leave': ['owner', 'developer', 'viewer'],
   'account.switch': ['owner', 'developer', 'viewer'],
   'sessions.sign_out_everywhere': ['owner', 'developer', 'viewer'],
+  'passkeys.manage': ['owner', 'developer', 'viewer'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Action = keyof typeof PERMISSIONS;

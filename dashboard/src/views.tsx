@@ -1,5 +1,5 @@
 // The pieces every page is made of: the layout (navigation, sign-out), forms with their errors,
-// times. Server-rendered with Hono's JSX; the only script is the copy button's (assets.ts).
+// times. Server-rendered with Hono's JSX; the only script (assets.ts) adds copy buttons and passkeys.
 import { raw } from 'hono/html';
 import type { Child, FC } from 'hono/jsx';
 import { formatTimestamp } from '../../src/http/timestamps.ts';
@@ -12,6 +12,7 @@ const NAV = [
   ['webhooks', 'Webhooks'],
   ['events', 'Events'],
   ['members', 'Members'],
+  ['passkeys', 'Passkeys'],
   ['account', 'Account'],
   ['audit', 'Audit log'],
 ] as const;

@@ -7,7 +7,7 @@ import { toApiKey } from '../../src/db/api-keys.ts';
 import * as q from './db/statements.ts';
 import { idBase } from '../../src/db/databases.ts';
 import { claimEmail, claimEmailOn, databaseOfEmail } from '../../src/db/directory.ts';
-import { dashboardAudit, dashboardInvitations, dashboardMembers, type DashboardAuditRow, type DashboardInvitation, type DashboardMember } from './db/schema.ts';
+import { dashboardAudit, dashboardInvitations, dashboardMembers, dashboardPasskeys, type DashboardAuditRow, type DashboardPasskey, type DashboardInvitation, type DashboardMember } from './db/schema.ts';
 import { toEvent } from '../../src/db/events.ts';
 import { runBatch, type Batch, type BatchRows } from '../../src/db/execute.ts';
 import { newChangeId } from '../../src/db/receipts.ts';
@@ -21,6 +21,7 @@ import { newEndpointId, newWebhookSecret } from '../../src/webhooks/signing.ts';
 import { endpointWorkflows, type Acting, type NewEndpoint } from '../../src/webhooks/workflows.ts';
 import { SPEC_API_VERSION } from '../../src/api-versions.ts';
 import type { Client } from './env.ts';
+import { CHALLENGE_TTL_MS, databaseOfHandle, PasskeyError, userHandle, verifyAssertion, type Assertion, type Registration } from './passkeys.ts';
 import type { Flash } from './flash.ts';
 import { rolesFor, type Action, type Role } from './permissions.ts';
 import { databaseOfSecret, hashSecret, LINK_TTL_MS, MAX_LIVE_LINKS, newSecretOn, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from './session.ts';
@@ -605,6 +606,7 @@ export async function removeMember(
     audit: q.auditMemberRemoval(session, audit),
     remove: q.removeMember(session, values),
     sessions: q.removeMemberSessions(session, values),
+    passkeys: q.removeMemberPasskeys(session, values),
   });
   const page = toMembersPage(acting.me!, acting.page!);
   return { ...page, removed: !page.members.some((m) => m.id === input.memberId) };
@@ -767,5 +769,124 @@ export async function prune(session: Session, now: number): Promise<void> {
     links: q.pruneSignInLinks(session, { before: now - 24 * 60 * 60 * 1000 }),
     invitations: q.pruneInvitations(session, { before: now - 24 * 60 * 60 * 1000 }),
     sessions: q.pruneSessions(session, { now }),
+    challenges: q.prunePasskeyChallenges(session, { before: now }),
   });
+}
+
+// Passkeys (passkeys.ts checks what the browser sends; docs/dashboard.md, "Passkeys").
+
+export interface PasskeysPage {
+  me: Me;
+  passkeys: DashboardPasskey[];
+}
+
+const toPasskey = rowReader(dashboardPasskeys);
+const passkeyList = (session: Session) => (check: SessionRef) => ({ passkeys: q.passkeysOfSession(session, check) });
+const toPasskeysPage = (me: Me, page: { passkeys: RawRow[] }): PasskeysPage => ({ me, passkeys: page.passkeys.map(toPasskey) });
+
+export async function passkeysPage(session: Session, ref: SessionRef): Promise<PasskeysPage> {
+  const { me, page } = await new SignedIn(session, ref, passkeyList(session)).read();
+  return toPasskeysPage(me, page);
+}
+
+/**
+ * A registration's challenge, stored (as its hash) bound to the session, with what the browser's
+ * options need: the member, their user handle (naming the database) and the passkeys they hold.
+ */
+export async function registrationChallenge(session: Session, ref: SessionRef, database: number, challenge: string): Promise<PasskeysPage & { userHandle: string }> {
+  ref = guard(ref, 'passkeys.manage');
+  const acting = new SignedIn(session, ref, passkeyList(session));
+  await acting.run({ challenge: q.insertRegisterChallenge(session, { ...ref, challengeHash: await hashSecret(challenge), expiresAt: ref.now + CHALLENGE_TTL_MS }) });
+  return { ...toPasskeysPage(acting.me!, acting.page!), userHandle: userHandle(database, acting.me!.memberId) };
+}
+
+/**
+ * Stores a verified registration for the signed-in member when its challenge is this session's,
+ * unused and live (used up in the same batch), and records it. Whether the passkey is stored.
+ */
+export async function registerPasskey(session: Session, ref: SessionRef, client: Client, seal: Seal, input: { registration: Registration; name: string }): Promise<PasskeysPage & { registered: boolean }> {
+  ref = guard(ref, 'passkeys.manage');
+  const { registration } = input;
+  const values = {
+    ...ref,
+    credentialId: registration.credentialId,
+    name: input.name,
+    publicKey: registration.publicKey,
+    signCount: registration.signCount,
+    challengeHash: await hashSecret(registration.challenge),
+    usedBy: crypto.randomUUID(),
+  };
+  const audit = { ...auditValues(ref, client, { action: 'passkey.registered', target: null }), credentialId: registration.credentialId, after: 1 };
+  const change = { audit: q.auditPasskey(session, audit), auditId: audit.auditId, flash: await seal({ kind: 'passkey.registered', name: input.name }) };
+  const acting = new SignedIn(session, ref, passkeyList(session), change);
+  await acting.run({
+    use: q.useChallenge(session, { challengeHash: values.challengeHash, purpose: 'register', sid: ref.sid, now: ref.now, usedBy: values.usedBy }),
+    insert: q.insertPasskey(session, values),
+  });
+  const page = toPasskeysPage(acting.me!, acting.page!);
+  return { ...page, registered: page.passkeys.some((p) => p.id === registration.credentialId) };
+}
+
+export async function renamePasskey(session: Session, ref: SessionRef, client: Client, seal: Seal, input: { credentialId: string; name: string }): Promise<PasskeysPage> {
+  ref = guard(ref, 'passkeys.manage');
+  const audit = { ...auditValues(ref, client, { action: 'passkey.renamed', target: null }), credentialId: input.credentialId, after: 1 };
+  const change = { audit: q.auditPasskey(session, audit), auditId: audit.auditId, flash: await seal({ kind: 'passkey.renamed' }) };
+  const acting = new SignedIn(session, ref, passkeyList(session), change);
+  await acting.run({ rename: q.renamePasskey(session, { ...ref, ...input }) });
+  return toPasskeysPage(acting.me!, acting.page!);
+}
+
+export async function removePasskey(session: Session, ref: SessionRef, client: Client, seal: Seal, credentialId: string): Promise<PasskeysPage> {
+  ref = guard(ref, 'passkeys.manage');
+  const audit = { ...auditValues(ref, client, { action: 'passkey.removed', target: null }), credentialId, after: 0 };
+  // The audit row goes first: it names the passkey from its row.
+  const acting = new SignedIn(session, ref, passkeyList(session), { auditId: audit.auditId, flash: await seal({ kind: 'passkey.removed' }) });
+  await acting.run({ audit: q.auditPasskey(session, audit), remove: q.deletePasskey(session, { ...ref, credentialId }) });
+  return toPasskeysPage(acting.me!, acting.page!);
+}
+
+/** A sign-in's challenge, stored (as its hash) in the first database: no account is known yet. One round trip. */
+export async function signInChallenge(databases: Session[], challenge: string, now: number): Promise<void> {
+  const session = databases[0]!;
+  await runBatch(session, { challenge: q.insertSignInChallenge(session, { challengeHash: await hashSecret(challenge), now, expiresAt: now + CHALLENGE_TTL_MS }) });
+}
+
+/**
+ * Signs in with a passkey: uses up the challenge (first database), reads the passkey (the database
+ * its user handle names; the same round trip when that is the first), checks the signature and
+ * counter, then records the use, makes the session (as the first membership of the passkey's
+ * member's address, as the e-mailed link does) and records the sign-in in one batch. Two round
+ * trips (three when the member's database is not the first): the key must be read before the
+ * session may be written. The new session, or null when anything is refused.
+ */
+export async function passkeySignIn(databases: Session[], input: { assertion: Assertion; now: number; client: Client }): Promise<{ sessionId: string; me: Me } | null> {
+  const { assertion, now } = input;
+  const database = databaseOfHandle(assertion.userHandle);
+  const session = database === null ? undefined : databases[database];
+  if (database === null || !session) return null;
+  const sessionId = newSecretOn(database);
+  const sid = await hashSecret(sessionId);
+  const first = databases[0]!;
+  const read = { passkey: q.passkeyForSignIn(session, { credentialId: assertion.credentialId }) };
+  const use = q.useChallenge(first, { challengeHash: await hashSecret(assertion.challenge), purpose: 'sign_in', sid: null, now, usedBy: sid });
+  const found = database === 0 ? await runBatch(first, { use, ...read }) : { ...(await runBatch(first, { use })), ...(await runBatch(session, read)) };
+  const used = found.use.length > 0;
+  const [row] = found.passkey;
+  if (!used || !row) return null;
+  try {
+    await verifyAssertion(assertion, { publicKey: row.public_key as string, signCount: row.sign_count as number });
+  } catch (error) {
+    if (error instanceof PasskeyError) return null;
+    throw error;
+  }
+  const values: q.PasskeyUse = { credentialId: assertion.credentialId, memberId: row.member_id as number, signCount: assertion.signCount, sid, now, idleUntil: now + SESSION_IDLE_MS, expiresAt: now + SESSION_ABSOLUTE_MS };
+  const ref = { sid, now, roles: READ };
+  const { me } = await runBatch(session, {
+    use: q.usePasskey(session, values),
+    session: q.sessionFromPasskey(session, values),
+    audit: q.audit(session, auditValues(ref, input.client, { action: 'signed_in', target: `with passkey "${row.name as string}"` })),
+    me: q.sessionAccount(session, ref),
+  });
+  const signedIn = toMe(me[0]);
+  return signedIn ? { sessionId, me: signedIn } : null;
 }

@@ -10,7 +10,10 @@
 // behave: a reload after a change repeats nothing; revoke and delete ask first; no page asks for
 // /favicon.ico; key names and prefixes stay on one line at 390 px. Teams: the owner invites a
 // colleague as viewer, who joins from the link npm start prints, sees the keys and cannot make one
-// (the server refuses a forged form: 403), and is made a developer.
+// (the server refuses a forged form: 403), and is made a developer. Passkeys: with Chromium's
+// virtual authenticator (CDP's WebAuthn domain), the colleague registers a passkey, signs out, and
+// signs back in with the passkey alone. The browser opens the dashboard on http://localhost (the
+// hostname of PUBLIC_ORIGIN, the passkeys' RP id: WebAuthn refuses an IP address).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -47,7 +50,9 @@ async function waitFor<T>(read: () => Promise<T> | T, done: (value: T) => boolea
 }
 
 export async function checkDashboard(context: BrowserContext, service: RunningService, check: Check, screenshots: string): Promise<string> {
-  const { base } = service;
+  // The browser's pages on localhost, as npm start prints them (PUBLIC_ORIGIN); Node's own calls on
+  // 127.0.0.1, where wrangler listens (Node may resolve localhost to ::1).
+  const base = service.base.replace('//127.0.0.1:', '//localhost:');
   const receiver = await startReceiver();
   const page = await context.newPage();
   const problems: string[] = [];
@@ -67,7 +72,7 @@ export async function checkDashboard(context: BrowserContext, service: RunningSe
     if (new URL(request.url()).pathname === '/favicon.ico') favicons.push(request.url());
   });
   const api = (key: string, path: string, init: RequestInit = {}) =>
-    fetch(`${base}${path}`, { ...init, headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...(init.headers ?? {}) } });
+    fetch(`${service.base}${path}`, { ...init, headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...(init.headers ?? {}) } });
   const pagesChecked: string[] = [];
   let firstKeySeconds = NaN;
 
@@ -202,6 +207,8 @@ export async function checkDashboard(context: BrowserContext, service: RunningSe
 
     // Webhooks: add an endpoint on the loopback receiver; the next event arrives signed.
     await page.getByRole('link', { name: 'Webhooks' }).click();
+    // The new page, before axe runs (axe on a page mid-navigation finds no document).
+    await page.getByRole('heading', { name: 'Webhooks', exact: true }).waitFor();
     await inspect('webhooks-empty');
     const hookName = `browser${Date.now()}`;
     await page.getByLabel('URL').fill(`${receiver.url}/hook/${hookName}`);
@@ -390,6 +397,46 @@ export async function checkDashboard(context: BrowserContext, service: RunningSe
     await colleague.getByRole('button', { name: 'Create key' }).click();
     const colleagueKey = (await colleague.locator('#new-key').innerText()).trim();
     check("the developer's key works, and the keys table names who made it", (await api(colleagueKey, '/me')).status === 200 && (await colleague.locator('main').innerText()).includes(colleagueEmail));
+    // Passkeys: the developer registers one with Chromium's virtual authenticator, signs out, and
+    // signs back in with the passkey alone (no e-mail typed).
+    const colleagueErrors: string[] = [];
+    colleague.on('console', (message) => {
+      if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) colleagueErrors.push(message.text());
+    });
+    const cdp = await colleagueContext.newCDPSession(colleague);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+    });
+    await colleague.getByRole('link', { name: 'Passkeys', exact: true }).click();
+    await colleague.getByRole('heading', { name: 'Passkeys', exact: true }).waitFor();
+    await axeOn(colleague, 'passkeys-none');
+    await colleague.getByLabel('Name', { exact: true }).fill('Virtual authenticator');
+    await colleague.getByRole('button', { name: 'Add a passkey' }).click();
+    const added = await colleague
+      .getByText('Passkey "Virtual authenticator" added')
+      .waitFor({ timeout: 15_000 })
+      .then(
+        () => true,
+        () => false,
+      );
+    check('a developer registers a passkey in Chromium (virtual authenticator)', added, `${(await colleague.locator('main').innerText()).slice(0, 600)}\n${colleagueErrors.join('\n')}`);
+    await axeOn(colleague, 'passkeys');
+    await colleague.reload();
+    check('a reload after adding a passkey repeats nothing', (await colleague.getByText('added.').count()) === 0 && (await colleague.locator('tbody tr').count()) === 1);
+    await colleague.getByRole('button', { name: 'Sign out' }).click();
+    await colleague.getByText('You are signed out.').waitFor();
+    await axeOn(colleague, 'sign-in-signed-out');
+    await colleague.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    const back = await colleague
+      .getByRole('heading', { name: 'API keys' })
+      .waitFor({ timeout: 15_000 })
+      .then(
+        () => true,
+        () => false,
+      );
+    check('signed out, the developer signs back in with the passkey alone', back && (await colleague.locator('.who').innerText()).includes(colleagueEmail), `${(await colleague.locator('body').innerText()).slice(0, 600)}\n${colleagueErrors.join('\n')}`);
+    check('no script errors on the passkey pages', colleagueErrors.length === 0, colleagueErrors.join('\n'));
     const removeLink = page.getByRole('link', { name: `Remove ${colleagueEmail}…` });
     await removeLink.click();
     await page.getByRole('heading', { name: 'Remove this member?' }).waitFor();

@@ -137,3 +137,41 @@ export const dashboardAudit = sqliteTable(
 export type DashboardMember = typeof dashboardMembers.$inferSelect;
 export type DashboardInvitation = typeof dashboardInvitations.$inferSelect;
 export type DashboardAuditRow = typeof dashboardAudit.$inferSelect;
+
+// A member's passkeys (docs/dashboard.md, "Passkeys"): a WebAuthn credential by its id (base64url),
+// its P-256 public key (SEC1, base64url) and the authenticator's signature counter (a clone check).
+// Removing the member deletes them in the same batch; the foreign key is a second guard.
+export const dashboardPasskeys = sqliteTable(
+  'dashboard_passkeys',
+  {
+    id: text('id').primaryKey(),
+    memberId: integer('member_id')
+      .notNull()
+      .references(() => dashboardMembers.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    publicKey: text('public_key').notNull(),
+    signCount: integer('sign_count').notNull(),
+    createdAt: integer('created_at').notNull(),
+    lastUsedAt: integer('last_used_at'),
+  },
+  (t) => [index('dashboard_passkeys_member_idx').on(t.memberId)],
+);
+
+// A WebAuthn challenge, stored as its SHA-256: single use (`used_at`, by the request `used_by`, so
+// that request's retry still finds it), 5 minutes. A registration's is bound to the session that
+// asked for it (`session_hash`); a sign-in's (no session yet) to nothing but itself.
+export const dashboardPasskeyChallenges = sqliteTable(
+  'dashboard_passkey_challenges',
+  {
+    challengeHash: text('challenge_hash').primaryKey(),
+    purpose: text('purpose', { enum: ['register', 'sign_in'] }).notNull(),
+    sessionHash: text('session_hash'),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    usedAt: integer('used_at'),
+    usedBy: text('used_by'),
+  },
+  (t) => [index('dashboard_passkey_challenges_expires_idx').on(t.expiresAt)],
+);
+
+export type DashboardPasskey = typeof dashboardPasskeys.$inferSelect;

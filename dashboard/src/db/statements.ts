@@ -7,7 +7,7 @@
 import { sql, type SQL } from 'drizzle-orm/sql/sql';
 import { insertKeyFrom, rollStatements } from '../../../src/db/api-keys.ts';
 import { endpointStatements } from '../../../src/db/webhooks.ts';
-import { dashboardAudit, dashboardInvitations, dashboardKeyCreators, dashboardMembers, dashboardSessions, dashboardSignInLinks } from './schema.ts';
+import { dashboardAudit, dashboardInvitations, dashboardKeyCreators, dashboardMembers, dashboardPasskeyChallenges, dashboardPasskeys, dashboardSessions, dashboardSignInLinks } from './schema.ts';
 import { accounts, apiKeys, events, webhookEndpoints } from '../../../src/db/schema.ts';
 import { statement } from '../../../src/db/statement.ts';
 
@@ -419,6 +419,12 @@ export const removeMemberSessions = statement<{ memberId: number }>(
     and not exists (select 1 from ${dashboardMembers} where ${dashboardMembers.id} = ${p('memberId')})`,
 );
 
+/** The removed member's passkeys, in the batch that removes them: they sign in no more. */
+export const removeMemberPasskeys = statement<{ memberId: number }>(
+  () => sql`delete from ${dashboardPasskeys} where ${dashboardPasskeys.memberId} = ${p('memberId')}
+    and not exists (select 1 from ${dashboardMembers} where ${dashboardMembers.id} = ${p('memberId')})`,
+);
+
 export const memberOfAccount = statement<SessionCheck & { memberId: number }>(
   () => sql`select * from ${dashboardMembers} where ${dashboardMembers.id} = ${p('memberId')} and ${dashboardMembers.accountId} = ${accountOfSession()}`,
 );
@@ -475,6 +481,110 @@ export const sessionFromInvitation = statement<InvitationUse>(
     on conflict do nothing`,
 );
 
+// Passkeys (dashboard/src/passkeys.ts verifies what the browser sends; these store it).
+
+/** A registration's challenge, bound to the session asking for it (a live one, of a role that may). */
+export const insertRegisterChallenge = statement<SessionCheck & { challengeHash: string; expiresAt: number }>(
+  () => sql`insert into ${dashboardPasskeyChallenges} (challenge_hash, purpose, session_hash, created_at, expires_at)
+    select ${p('challengeHash')}, 'register', ${p('sid')}, ${p('now')}, ${p('expiresAt')} from ${dashboardSessions} where ${liveSession()}
+    on conflict do nothing`,
+);
+
+/** A sign-in's challenge (no session yet). A retry after D1 lost the reply finds it stored: nothing twice. */
+export const insertSignInChallenge = statement<{ challengeHash: string; now: number; expiresAt: number }>(
+  () => sql`insert into ${dashboardPasskeyChallenges} (challenge_hash, purpose, created_at, expires_at)
+    values (${p('challengeHash')}, 'sign_in', ${p('now')}, ${p('expiresAt')})
+    on conflict do nothing`,
+);
+
+/**
+ * Uses a challenge once: unused and unexpired, of that purpose (and for a registration, of this
+ * session). `usedBy`, the request's id, lets that request's retry find it used by itself.
+ */
+export const useChallenge = statement<{ challengeHash: string; purpose: 'register' | 'sign_in'; sid: string | null; now: number; usedBy: string }>(
+  () => sql`update ${dashboardPasskeyChallenges} set ${sql.identifier(dashboardPasskeyChallenges.usedAt.name)} = ${p('now')}, ${sql.identifier(dashboardPasskeyChallenges.usedBy.name)} = ${p('usedBy')}
+    where ${dashboardPasskeyChallenges.challengeHash} = ${p('challengeHash')} and ${dashboardPasskeyChallenges.purpose} = ${p('purpose')}
+      and (${p('sid')} is null or ${dashboardPasskeyChallenges.sessionHash} = ${p('sid')})
+      and ${dashboardPasskeyChallenges.expiresAt} > ${p('now')}
+      and (${dashboardPasskeyChallenges.usedAt} is null or ${dashboardPasskeyChallenges.usedBy} = ${p('usedBy')})
+    returning ${dashboardPasskeyChallenges.challengeHash}`,
+);
+
+/** The signed-in member's passkeys. */
+export const passkeysOfSession = statement<SessionCheck>(
+  () => sql`select * from ${dashboardPasskeys} where ${dashboardPasskeys.memberId} = ${memberOfSession()} order by ${dashboardPasskeys.createdAt}, ${dashboardPasskeys.id}`,
+);
+
+export interface NewPasskey extends SessionCheck {
+  credentialId: string;
+  name: string;
+  publicKey: string;
+  signCount: number;
+  challengeHash: string;
+  usedBy: string;
+}
+
+/** Stores the passkey for the signed-in member when this request used its challenge (a retry: stored already, nothing twice). */
+export const insertPasskey = statement<NewPasskey>(
+  () => sql`insert into ${dashboardPasskeys} (id, member_id, name, public_key, sign_count, created_at)
+    select ${p('credentialId')}, ${dashboardSessions.memberId}, ${p('name')}, ${p('publicKey')}, ${p('signCount')}, ${p('now')}
+    from ${dashboardSessions} where ${liveSession()}
+      and exists (select 1 from ${dashboardPasskeyChallenges} where ${dashboardPasskeyChallenges.challengeHash} = ${p('challengeHash')} and ${dashboardPasskeyChallenges.usedBy} = ${p('usedBy')})
+    on conflict do nothing`,
+);
+
+export const renamePasskey = statement<SessionCheck & { credentialId: string; name: string }>(
+  () => sql`update ${dashboardPasskeys} set ${sql.identifier(dashboardPasskeys.name.name)} = ${p('name')}
+    where ${dashboardPasskeys.id} = ${p('credentialId')} and ${dashboardPasskeys.memberId} = ${memberOfSession()} and ${dashboardPasskeys.name} <> ${p('name')}`,
+);
+
+export const deletePasskey = statement<SessionCheck & { credentialId: string }>(
+  () => sql`delete from ${dashboardPasskeys} where ${dashboardPasskeys.id} = ${p('credentialId')} and ${dashboardPasskeys.memberId} = ${memberOfSession()}`,
+);
+
+/** A passkey's audit row, naming it from its row (before a removal, which the row's own condition guards). */
+export const auditPasskey = auditWhen<{ credentialId: string; after: number }>(
+  () =>
+    sql`exists (select 1 from ${dashboardPasskeys} where ${dashboardPasskeys.id} = ${p('credentialId')} and ${dashboardPasskeys.memberId} = ${dashboardSessions.memberId})
+      and (${p('after')} = 0 or changes() > 0)`,
+  () => sql`'passkey "' || (select ${dashboardPasskeys.name} from ${dashboardPasskeys} where ${dashboardPasskeys.id} = ${p('credentialId')}) || '"'`,
+);
+
+/** The passkey and the member it signs in as: the first membership of its member's address (as the e-mailed link does). */
+export const passkeyForSignIn = statement<{ credentialId: string }>(
+  () => sql`select ${dashboardPasskeys.id} as id, ${dashboardPasskeys.name} as name, ${dashboardPasskeys.publicKey} as public_key, ${dashboardPasskeys.signCount} as sign_count,
+      ${dashboardPasskeys.memberId} as member_id
+    from ${dashboardPasskeys} inner join ${dashboardMembers} on ${dashboardMembers.id} = ${dashboardPasskeys.memberId}
+    where ${dashboardPasskeys.id} = ${p('credentialId')}`,
+);
+
+export interface PasskeyUse {
+  credentialId: string;
+  memberId: number;
+  signCount: number;
+  sid: string;
+  now: number;
+  idleUntil: number;
+  expiresAt: number;
+}
+
+/** Records the use (the counter moves only forward: a retry changes nothing). */
+export const usePasskey = statement<PasskeyUse>(
+  () => sql`update ${dashboardPasskeys} set ${sql.identifier(dashboardPasskeys.signCount.name)} = max(${dashboardPasskeys.signCount}, ${p('signCount')}),
+      ${sql.identifier(dashboardPasskeys.lastUsedAt.name)} = ${p('now')}
+    where ${dashboardPasskeys.id} = ${p('credentialId')} and ${dashboardPasskeys.memberId} = ${p('memberId')}`,
+);
+
+/** The session a passkey's sign-in makes, as its member's address's first membership, while the passkey (and so its member) exists. */
+export const sessionFromPasskey = statement<PasskeyUse>(
+  () => sql`insert into ${dashboardSessions} (id_hash, account_id, member_id, created_at, idle_expires_at, expires_at)
+    select ${p('sid')}, first.account_id, first.id, ${p('now')}, ${p('idleUntil')}, ${p('expiresAt')}
+    from ${dashboardPasskeys} inner join ${dashboardMembers} as owner on owner.id = ${dashboardPasskeys.memberId}
+      inner join ${dashboardMembers} as first on first.id = (select min(m.id) from ${dashboardMembers} as m where lower(m.email) = lower(owner.email))
+    where ${dashboardPasskeys.id} = ${p('credentialId')} and ${dashboardPasskeys.memberId} = ${p('memberId')}
+    on conflict do nothing`,
+);
+
 // Webhook endpoints.
 
 /** The API's endpoint statements, owned by the session's account. */
@@ -514,6 +624,9 @@ export const pruneSignInLinks = statement<{ before: number }>(
 );
 export const pruneInvitations = statement<{ before: number }>(
   () => sql`delete from ${dashboardInvitations} where ${dashboardInvitations.expiresAt} < ${p('before')}`,
+);
+export const prunePasskeyChallenges = statement<{ before: number }>(
+  () => sql`delete from ${dashboardPasskeyChallenges} where ${dashboardPasskeyChallenges.expiresAt} < ${p('before')}`,
 );
 export const pruneSessions = statement<{ now: number }>(
   () => sql`delete from ${dashboardSessions} where ${dashboardSessions.expiresAt} <= ${p('now')} or ${dashboardSessions.idleExpiresAt} <= ${p('now')}`,

@@ -22,6 +22,14 @@ function SignInForm({ email = '', errors = {} }: { email?: string; errors?: Erro
         <Field name="email" label="E-mail address" type="email" value={email} error={errors.email} required autocomplete="email" maxlength={EMAIL_MAX} />
         <button type="submit">E-mail me a sign-in link</button>
       </form>
+      <h2>Or use a passkey</h2>
+      <form method="post" action={`${BASE}/sign-in/passkey`} data-passkey="sign-in" data-options={`${BASE}/sign-in/passkey/options`} data-status="passkey-status">
+        <input type="hidden" name="credential" value="" />
+        <button type="submit" class="secondary">Sign in with a passkey</button>
+        <p id="passkey-status" class="hint" role="status">
+          No e-mail needed, once you have added a passkey (this needs JavaScript).
+        </p>
+      </form>
     </>
   );
 }
