@@ -13,7 +13,7 @@
 // First the Developers section (/dashboard), every flow end to end with axe-core on every page:
 // scripts/lib/dashboard-browser-check.ts (screenshots in .out/dashboard-*.png; with
 // --update-screenshot the keys page also goes to docs/dashboard-screenshot.png).
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { checkDashboard } from './lib/dashboard-browser-check.ts';
@@ -104,11 +104,10 @@ async function tryItOut(page: Page, method: string, path: string, edit?: (block:
   // link, as a browser would save it: its file name, and its text read from the link.
   const download = block.locator('.live-responses-table .response-col_description a[download]');
   if ((await download.count()) > 0) {
-    const link = download.first();
-    const filename = (await link.getAttribute('download')) ?? '';
-    const href = (await link.getAttribute('href')) ?? '';
-    const body = await page.evaluate(async (url) => (await fetch(url)).text(), href);
-    return { status, body, filename };
+    // Clicked, as a person would: the browser saves it (the page's CSP lets no script read it).
+    const [saved] = await Promise.all([page.waitForEvent('download'), download.first().click()]);
+    const body = readFileSync(await saved.path(), 'utf8');
+    return { status, body, filename: saved.suggestedFilename() };
   }
   const body = await block
     .locator('.live-responses-table .response-col_description .highlight-code, .live-responses-table .response-col_description pre')
