@@ -31,8 +31,10 @@ export const recordedSizeSql: SQL = sql`coalesce((select ${databaseSizes.bytes} 
  */
 export const roomFor: SQL = sql`${recordedSizeSql} + ${p('writeBytes')} <= ${p('maxBytes')}`;
 
-/** The recorded size, read in a keyed write's batch (src/auth/keyed.ts). */
-export const ownSize = statement<{ database: number }>(() => sql`select ${recordedSizeSql} as bytes`);
+/** The recorded size, read in a keyed write's batch (src/auth/keyed.ts): no row while none is recorded. */
+export const ownSize = statement<{ database: number }>(
+  () => sql`select ${databaseSizes.bytes} as bytes from ${databaseSizes} where ${databaseSizes.database} = ${p('database')}`,
+);
 
 /** A size recorded only once it moved by this much: a thousandth of the limit, at least 64 KiB (10 MB of 10 GB). */
 export function sizeStep(maxBytes: number): number {
