@@ -22,7 +22,7 @@ export interface Room {
 }
 
 /** The recorded size of the request's database (placeholder `database`); 0 while none is recorded. */
-export const recordedSizeSql: SQL = sql`coalesce((select ${databaseSizes.bytes} from ${databaseSizes} where ${databaseSizes.database} = ${p('database')}), 0)`;
+const recordedSizeSql: SQL = sql`coalesce((select ${databaseSizes.bytes} from ${databaseSizes} where ${databaseSizes.database} = ${p('database')}), 0)`;
 
 /**
  * The write fits: the recorded size and the bytes it stores (placeholder `writeBytes`) stay within
@@ -79,12 +79,4 @@ const probe = statement(() => sql`select ${databaseSizes.database} from ${databa
 /** The database's size now, from D1's reply to a query that reads nothing (the cron's). */
 export async function measureDatabaseSize(db: Session): Promise<number | null> {
   return (await runMeasuredBatch(db, { probe: probe(db, {}) })).sizeAfter;
-}
-
-const all = statement(() => sql`select ${databaseSizes.database} as database, ${databaseSizes.bytes} as bytes from ${databaseSizes} order by ${databaseSizes.database}`);
-
-/** Every size the first database holds (placement's view), by database index. */
-export async function recordedSizes(directory: Session): Promise<Map<number, number>> {
-  const rows = await runOne(directory, all(directory, {}));
-  return new Map(rows.map((row) => [row.database as number, row.bytes as number]));
 }
