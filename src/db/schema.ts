@@ -365,17 +365,6 @@ export const shareLinks = sqliteTable(
   ],
 );
 
-export type Account = typeof accounts.$inferSelect;
-export type ApiKey = typeof apiKeys.$inferSelect;
-export type Scenario = typeof scenarios.$inferSelect;
-export type ScenarioRevision = typeof scenarioRevisions.$inferSelect;
-export type IdempotencyRecord = typeof idempotencyRecords.$inferSelect;
-export type KeyScope = ApiKey['scope'];
-export type Event = typeof events.$inferSelect;
-export type WebhookEndpoint = typeof webhookEndpoints.$inferSelect;
-export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;
-export type ShareLink = typeof shareLinks.$inferSelect;
-
 // How large each database is, in bytes, as D1 itself last reported it (`meta.size_after`, the
 // database's size after a query): recorded by the writes that move it by a step or more
 // (src/db/sizes.ts) and by the hourly cron. In every database the row of its own index is its own
@@ -388,3 +377,14 @@ export const databaseSizes = sqliteTable('database_sizes', {
   bytes: integer('bytes').notNull(),
   recordedAt: integer('recorded_at').notNull(),
 });
+
+export type Account = typeof accounts.$inferSelect;
+export type ApiKey = typeof apiKeys.$inferSelect;
+export type Scenario = typeof scenarios.$inferSelect;
+export type ScenarioRevision = typeof scenarioRevisions.$inferSelect;
+export type IdempotencyRecord = typeof idempotencyRecords.$inferSelect;
+export type KeyScope = ApiKey['scope'];
+export type Event = typeof events.$inferSelect;
+export type WebhookEndpoint = typeof webhookEndpoints.$inferSelect;
+export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;
+export type ShareLink = typeof shareLinks.$inferSelect;
