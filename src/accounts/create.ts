@@ -1,7 +1,8 @@
 // Creating an account when accounts are spread over several databases (docs/decisions.md,
 // "Capacity past one database", "Placement by room"): the address is claimed in the directory of
 // the first database (so it is unique across all of them) for the database with the most room, and
-// the account is made there; with every database past 80 % of its size, nothing is (507). Two round trips, on the admin path only: the claim (which places it), the insert.
+// the account is made there; with every database past 80 % of its size, nothing is (507). Two
+// round trips, on the admin path only: the claim (which places it), the insert.
 // No Hono here: the admin API, the CLI and `npm start` call it.
 import { findAccountByEmail, insertAccount } from '../db/accounts.ts';
 import { claimEmail, takeOverClaim } from '../db/directory.ts';
