@@ -190,6 +190,8 @@ interface Sizes {
   rewritten: number;
   /** What the scenario's tables and indexes hold per full scenario, by table (dbstat). */
   tables: Record<string, number>;
+  /** The database's size at the end, D1's (`size_after`), and as the Worker's writes recorded it (database_sizes). */
+  database: { d1: number; recorded: number | null };
 }
 
 /** Bytes in the database file per table, its indexes included (dbstat, the file's own pages). */
@@ -217,6 +219,7 @@ const SIZE_ACCOUNTS = 400;
 const SIZE_SCENARIOS = 100;
 const SIZE_FULL = 40;
 const SIZE_REWRITTEN = 10;
+const SIZE_LIMIT = 1_000_000_000;
 const HISTORY_TABLES = ['scenarios', 'scenario_programs', 'scenario_revisions'];
 
 async function measureSizes(modules: string[], rewrite: boolean): Promise<Omit<Sizes, 'rewritten'>> {
@@ -224,7 +227,9 @@ async function measureSizes(modules: string[], rewrite: boolean): Promise<Omit<S
   rmSync(stateDir, { recursive: true, force: true });
   mkdirSync(stateDir, { recursive: true });
   const [scriptPath, ...rest] = modules;
-  const server = await startServer({ scriptPath: scriptPath!, modules: rest, stateDir, databases: 1, bindings: { BENCH_D1_STATEMENT_MS: '0' } });
+  // DATABASE_MAX_BYTES 1 GB: the Worker records its database's size at every move of 1 MB (a
+  // thousandth), so the recorded size can be shown beside D1's; nothing else here comes near it.
+  const server = await startServer({ scriptPath: scriptPath!, modules: rest, stateDir, databases: 1, bindings: { BENCH_D1_STATEMENT_MS: '0', DATABASE_MAX_BYTES: String(SIZE_LIMIT) } });
   const full = rewrite ? SIZE_REWRITTEN : SIZE_FULL;
   let disposed = false;
   try {
@@ -260,6 +265,7 @@ async function measureSizes(modules: string[], rewrite: boolean): Promise<Omit<S
       }),
     );
     const after = await size();
+    const recorded = await db.prepare('select bytes from database_sizes where database = 0').first<number>('bytes');
     await server.dispose();
     disposed = true;
     const tables = bytesByTable(stateDir);
@@ -275,6 +281,7 @@ async function measureSizes(modules: string[], rewrite: boolean): Promise<Omit<S
       full: perCreated + (after - created) / full,
       events: ((tables.events ?? 0) / eventCount) * 100,
       tables: history,
+      database: { d1: after, recorded },
     };
   } finally {
     if (!disposed) await server.dispose();
@@ -304,7 +311,8 @@ for (const n of config.databases) {
 log('bytes per account and per scenario…');
 const edited = await measureSizes(modules, false);
 log('bytes per scenario, every save a new household…');
-const sizes: Sizes = { ...edited, rewritten: (await measureSizes(modules, true)).full };
+const rewritten = await measureSizes(modules, true);
+const sizes: Sizes = { ...edited, rewritten: rewritten.full };
 const GB = 1e9;
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const perDatabase = (bytes: number) => Math.floor((10 * GB) / bytes);
@@ -351,4 +359,8 @@ ${[
 Of a scenario with 100 revisions, by table (its indexes included; the file's pages): ${Object.entries(sizes.tables)
   .map(([name, bytes]) => `${name} ${kib(bytes)}`)
   .join(', ')}; its 100 events ${kib(sizes.events)}.
+
+The database's size at the end, as D1 reports it (\`size_after\`) and as the Worker recorded it from its writes' replies
+(database_sizes; recorded at each move of ${kib(SIZE_LIMIT / 1000)}, a thousandth of DATABASE_MAX_BYTES, here ${SIZE_LIMIT / 1e9} GB):
+${[edited, rewritten].map((m, i) => `${i === 0 ? 'edited' : 'rewritten'}: D1 ${kib(m.database.d1)}, recorded ${m.database.recorded === null ? 'none' : kib(m.database.recorded)}`).join('; ')}.
 `);

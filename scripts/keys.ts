@@ -13,6 +13,7 @@ import { readConfig } from '../src/env.ts';
 import { databaseOfId } from '../src/db/databases.ts';
 import { listApiKeys, revokeApiKey, rollApiKey } from '../src/db/api-keys.ts';
 import { formatTimestamp, parseRfc3339 } from '../src/http/timestamps.ts';
+import { ApiError } from '../src/http/problem.ts';
 import type { ApiKey } from '../src/db/schema.ts';
 import { openDatabase } from './lib/database.ts';
 
@@ -119,8 +120,11 @@ async function main(): Promise<void> {
         const { name, email } = valid(CreateAccountBody.safeParse({ name: required('name'), email: required('email') }));
         // New accounts are pinned to wrangler.toml's DEFAULT_API_VERSION, as the admin API pins them.
         const { rawConfig } = experimental_readRawConfig({ config: 'wrangler.toml' });
-        const apiVersion = readConfig((rawConfig.vars ?? {}) as Record<string, unknown>).defaultApiVersion;
-        const account = await createAccount(databases, { name, email, now, apiVersion });
+        const { defaultApiVersion: apiVersion, databaseMaxBytes: maxBytes } = readConfig((rawConfig.vars ?? {}) as Record<string, unknown>);
+        // Placed by room as the admin API places it; every database past 80 %: refused (the 507's words).
+        const account = await createAccount(databases, { name, email, now, apiVersion, maxBytes }).catch((error: unknown) =>
+          error instanceof ApiError && error.code === 'insufficient_storage' ? refuse(error.message) : Promise.reject(error),
+        );
         if (!account) refuse(`An account with e-mail ${email} exists already (e-mail addresses are unique, whatever their case).`);
         print(accountFields(account));
         break;

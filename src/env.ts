@@ -43,8 +43,18 @@ export interface Config {
   webhookRetryBaseSeconds: number;
   /** WEBHOOK_ALLOW_LOOPBACK: "true" lets endpoints be on loopback (local development only; default false). */
   webhookAllowLoopback: boolean;
-  /** ACCOUNT_MAX_SCENARIOS: scenarios an account may hold; a create past it is 409 quota_exceeded (default 100000). */
+  /**
+   * ACCOUNT_MAX_SCENARIOS: scenarios an account may hold; a create past it is 409 quota_exceeded
+   * (default 20000: at the largest size a scenario was measured at, an account at its quota stays
+   * under half of a 10 GB database; docs/decisions.md, "Placement by room").
+   */
   accountMaxScenarios: number;
+  /**
+   * DATABASE_MAX_BYTES: the size of each D1 database (default 10 GB, D1's limit). A write that
+   * would take its database past it is 507 insufficient_storage; a database past 80 % of it takes
+   * no new accounts.
+   */
+  databaseMaxBytes: number;
   /**
    * PUBLIC_ORIGIN: the service's public origin (`https://host[:port]`, no path), from which every
    * link handed to someone else is built (sign-in, invitation, share link), and which the webhook
@@ -66,7 +76,8 @@ export const DEFAULT_CONFIG: Config = {
   rateLimitPerMinute: 600,
   webhookRetryBaseSeconds: 300,
   webhookAllowLoopback: false,
-  accountMaxScenarios: 100_000,
+  accountMaxScenarios: 20_000,
+  databaseMaxBytes: 10_000_000_000,
   publicOrigin: null,
   defaultApiVersion: SPEC_API_VERSION,
 };
@@ -90,6 +101,13 @@ function wholeNumber(value: string | undefined, min: number): number | undefined
   return n >= min ? n : undefined;
 }
 
+/** A size in bytes ≥ 1 (up to 15 digits: 10 GB has 11), or undefined for anything else. */
+function byteCount(value: string | undefined): number | undefined {
+  if (value === undefined || !/^\s*[0-9]{1,15}\s*$/.test(value)) return undefined;
+  const n = Number(value);
+  return n >= 1 ? n : undefined;
+}
+
 /** The vars, typed; a var that is unset or unreadable takes its default. */
 export function readConfig(env: Partial<Record<keyof Env, unknown>>): Config {
   const text = (name: keyof Env) => (typeof env[name] === 'string' ? (env[name] as string) : undefined);
@@ -103,6 +121,7 @@ export function readConfig(env: Partial<Record<keyof Env, unknown>>): Config {
     webhookRetryBaseSeconds: text('WEBHOOK_RETRY_BASE_SECONDS')?.trim() && Number.isFinite(retryBase) && retryBase >= 0 ? retryBase : DEFAULT_CONFIG.webhookRetryBaseSeconds,
     webhookAllowLoopback: text('WEBHOOK_ALLOW_LOOPBACK') === 'true',
     accountMaxScenarios: wholeNumber(text('ACCOUNT_MAX_SCENARIOS'), 0) ?? DEFAULT_CONFIG.accountMaxScenarios,
+    databaseMaxBytes: byteCount(text('DATABASE_MAX_BYTES')) ?? DEFAULT_CONFIG.databaseMaxBytes,
     publicOrigin: origin(text('PUBLIC_ORIGIN')) ?? DEFAULT_CONFIG.publicOrigin,
     defaultApiVersion: knownApiVersion(text('DEFAULT_API_VERSION')?.trim()) ?? DEFAULT_CONFIG.defaultApiVersion,
   };

@@ -1,8 +1,8 @@
 // The Worker: HTTP requests go to the app; the webhook queue's messages to its consumer
 // (src/webhooks/delivery.ts); the hourly cron drops stored create replies and write receipts past
-// 24 hours and events and delivery attempts past 30 days, and seals webhook secrets still in
-// plaintext or under an old key (src/webhooks/reseal.ts); the two-minute cron queues events never
-// queued.
+// 24 hours and events and delivery attempts past 30 days, seals webhook secrets still in
+// plaintext or under an old key (src/webhooks/reseal.ts) and records each database's size
+// (src/db/sizes.ts); the two-minute cron queues events never queued.
 //
 // The app is built in the global scope: Cloudflare runs it while the TLS handshake of the first
 // request is still under way, where it is partly hidden, so the first request costs what any
@@ -14,6 +14,7 @@ import { app } from './app.ts';
 import { forEachDatabase } from './db/databases.ts';
 import { pruneReceipts } from './db/receipts.ts';
 import { prune } from './db/scenarios.ts';
+import { measureDatabaseSize, recordDatabaseSize } from './db/sizes.ts';
 import { pruneDeliveries } from './db/webhooks.ts';
 import { CRONS, readDatabases } from './env.ts';
 import { consumeWebhookBatch } from './webhooks/delivery.ts';
@@ -43,11 +44,15 @@ export default {
   async scheduled(controller, env) {
     const now = Date.now();
     if (controller.cron === CRONS.hourlyCleanUp) {
-      await forEachDatabase(readDatabases(env), async (db) => {
+      const databases = readDatabases(env);
+      await forEachDatabase(databases, async (db, database) => {
         await prune(db, { repliesBefore: now - DAY_MS, eventsBefore: now - 30 * DAY_MS, throttlesBefore: now });
         await pruneDeliveries(db, now - 30 * DAY_MS);
         await pruneReceipts(db, now - DAY_MS);
         await resealSecrets(db, env.WEBHOOK_SECRET_KEYS, now);
+        // Its size after the prune, as D1 reports it: in itself and in the first database (src/db/sizes.ts).
+        const bytes = await measureDatabaseSize(db);
+        if (bytes !== null) await recordDatabaseSize(databases, database, bytes, now);
       });
       return;
     }

@@ -1,5 +1,6 @@
 // Accounts spread over several D1 databases (docs/decisions.md, "Capacity past one database"):
-// keys and ids name their database, new accounts go to the one with the fewest, e-mail addresses
+// keys and ids name their database, new accounts go to the one with the fewest while their sizes are
+// alike (placement by room: test/storage.test.ts), e-mail addresses
 // stay unique across all of them, every API request still makes one round trip, the chart, the
 // queue and the crons serve every database, and a deployment with only DB works as one.
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test';
@@ -24,7 +25,7 @@ describe('the databases', () => {
     expect(databases()[0]).toBe(env.DB);
   });
 
-  it('new accounts go to the database with the fewest accounts, so they land on every one', async () => {
+  it('with sizes alike (none recorded), new accounts go to the database with the fewest accounts, so they land on every one', async () => {
     const made = [];
     for (let i = 0; i < 6; i++) made.push(await createAccount());
     const counts = [0, 0, 0];

@@ -22,7 +22,7 @@ describe('configuration', () => {
   it("wrangler.toml's vars are the defaults: a deployment that drops one behaves the same", () => {
     const vars = wranglerVars();
     expect(Object.keys(vars).sort()).toEqual(
-      ['ACCOUNT_MAX_SCENARIOS', 'CHART_URL_TTL_SECONDS', 'DEFAULT_API_VERSION', 'PUBLIC_ORIGIN', 'RATE_LIMIT_PER_MINUTE', 'SCENARIO_RETENTION_DAYS', 'SCENARIO_REVISIONS_KEPT', 'WEBHOOK_ALLOW_LOOPBACK', 'WEBHOOK_RETRY_BASE_SECONDS'].sort(),
+      ['ACCOUNT_MAX_SCENARIOS', 'CHART_URL_TTL_SECONDS', 'DATABASE_MAX_BYTES', 'DEFAULT_API_VERSION', 'PUBLIC_ORIGIN', 'RATE_LIMIT_PER_MINUTE', 'SCENARIO_RETENTION_DAYS', 'SCENARIO_REVISIONS_KEPT', 'WEBHOOK_ALLOW_LOOPBACK', 'WEBHOOK_RETRY_BASE_SECONDS'].sort(),
     );
     expect(readConfig(vars)).toEqual(DEFAULT_CONFIG);
     expect(readConfig({})).toEqual(DEFAULT_CONFIG);
@@ -37,6 +37,7 @@ describe('configuration', () => {
       WEBHOOK_RETRY_BASE_SECONDS: '0',
       WEBHOOK_ALLOW_LOOPBACK: 'true',
       ACCOUNT_MAX_SCENARIOS: '7',
+      DATABASE_MAX_BYTES: '2000000',
       PUBLIC_ORIGIN: 'https://scenarios.example.org',
       DEFAULT_API_VERSION: '2026-12-01',
     });
@@ -48,10 +49,11 @@ describe('configuration', () => {
       webhookRetryBaseSeconds: 0,
       webhookAllowLoopback: true,
       accountMaxScenarios: 7,
+      databaseMaxBytes: 2_000_000,
       publicOrigin: 'https://scenarios.example.org',
       defaultApiVersion: '2026-12-01',
     });
-    const junk = readConfig({ SCENARIO_REVISIONS_KEPT: '0', CHART_URL_TTL_SECONDS: '1.5', RATE_LIMIT_PER_MINUTE: 'many', WEBHOOK_RETRY_BASE_SECONDS: '-1', WEBHOOK_ALLOW_LOOPBACK: 'yes', PUBLIC_ORIGIN: 'https://evil.example/path', DEFAULT_API_VERSION: '2026-13-01' });
+    const junk = readConfig({ SCENARIO_REVISIONS_KEPT: '0', CHART_URL_TTL_SECONDS: '1.5', RATE_LIMIT_PER_MINUTE: 'many', WEBHOOK_RETRY_BASE_SECONDS: '-1', WEBHOOK_ALLOW_LOOPBACK: 'yes', PUBLIC_ORIGIN: 'https://evil.example/path', DEFAULT_API_VERSION: '2026-13-01', DATABASE_MAX_BYTES: '0' });
     expect(junk).toEqual(DEFAULT_CONFIG);
   });
 

@@ -246,7 +246,7 @@ describe('the audit log, events and account pages', () => {
     expect(created.text).not.toContain('<td>scenario.deleted</td>');
     await createScenario(key);
     const account = await user.get('/dashboard/account');
-    expect(account.text).toContain('1 of 100,000 scenarios stored');
+    expect(account.text).toContain('1 of 20,000 scenarios stored');
     const smaller = await signIn((await createAccount()).email, { vars: { ACCOUNT_MAX_SCENARIOS: '50' } });
     expect((await smaller.get('/dashboard/account')).text).toContain('0 of 50 scenarios stored');
   });

@@ -72,7 +72,10 @@ const isThrottleRow = (plan: Plan) => /^select `auth_throttles`\.`until`/.test(p
 /** The statements that name the key (all but the throttle row). */
 /** The update of the account's scenario count (the storage quota), found through the row's token. */
 const isCount = (plan: Plan) => /^update `accounts` set `scenario_count`/.test(plan.sql);
-const withoutThrottle = (plans: Plan[]) => plans.filter((p) => !isThrottleRow(p));
+/** The database's recorded size, at the head of every write's batch (src/db/sizes.ts): by its primary key. */
+const isSizeRow = (plan: Plan) => /^select `database_sizes`\.`bytes`/.test(plan.sql);
+/** The statements that name the key: all but the throttle row and a write's size row. */
+const withoutThrottle = (plans: Plan[]) => plans.filter((p) => !isThrottleRow(p) && !isSizeRow(p));
 
 const THROTTLE_INDEX = 'sqlite_autoindex_auth_throttles_1 (address=?)';
 
@@ -140,8 +143,9 @@ describe('query plans of the hot path', () => {
     const verified = await plansOf((s) => keyed(s, key, 'write').run({}));
     expectIndexed([...lookups, ...verified]);
     expectEachUses([...lookups, ...withoutThrottle(verified)], KEY_INDEX);
-    expect(verified).toHaveLength(2);
+    expect(verified).toHaveLength(3);
     expectThrottleIndexed(verified);
+    expectEachUses(verified.filter(isSizeRow), 'database_sizes USING INTEGER PRIMARY KEY (rowid=?)');
     const touch = await plansOf((s) => touchKeyLastUsed(s, keyId, Date.now(), 60_000));
     expectIndexed(touch);
     expectEachUses(touch, 'USING INTEGER PRIMARY KEY (rowid=?)');
@@ -224,17 +228,17 @@ describe('query plans of the hot path', () => {
     expectIndexed([...byToken, ...deletes]);
     expectThrottleIndexed(deletes);
     expectEachUses(withoutThrottle([...byToken, ...deletes]).filter((p) => !isEventFromStampedRow(p) && !isCount(p)), KEY_INDEX);
-    // Each save: the throttle and key rows, the update, its event, its revision, the pruning of old
-    // revisions, the row and the event read back.
-    expect(byToken).toHaveLength(3 + 8 + 8);
+    // Each save: the throttle, key and size rows, the update, its event, its revision, the pruning
+    // of old revisions, the row and the event read back.
+    expect(byToken).toHaveLength(3 + 9 + 9);
     expectEachUses(withoutThrottle(byToken).filter((p) => !isKeyRow(p) && !/^select `events`/.test(p.sql)), TOKEN_INDEX);
     expect(byToken.filter(isEventFromStampedRow)).toHaveLength(4);
     expectEachUses(byToken.filter((p) => /^delete from `scenario_revisions`/.test(p.sql)), `${REVISION_KEY} AND version<?)`);
     // Both updates skip once the event exists; both saves read their event back.
     expectEventLookupsIndexed(byToken, 4);
-    // The delete: the account's scenario count, the event (copied from the row before it goes), the
-    // revisions, the row, the stored replies, the event read back.
-    expect(deletes).toHaveLength(8);
+    // The delete: the head (throttle, key, size), the account's scenario count, the event (copied
+    // from the row before it goes), the revisions, the row, the stored replies, the event read back.
+    expect(deletes).toHaveLength(9);
     expectEachUses([planOf(deletes, /^update `accounts`/)], TOKEN_INDEX);
     expectEachUses([planOf(deletes, /^delete from `scenario_revisions`/)], `${REVISION_KEY})`);
     expectEachUses([planOf(deletes, /^insert into `events`/), planOf(deletes, /^delete from `scenarios`/)], TOKEN_INDEX);

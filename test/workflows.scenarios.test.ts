@@ -755,7 +755,7 @@ describe('states table', () => {
   });
 
   it('refuses a scenario whose state is not in the table', async () => {
-    const values = { ...owner.at(), token: generateScenarioToken(), stateId: 3, scenarioData: '{}', eventId: newEventId(), maxScenarios: 10 };
+    const values = { ...owner.at(), token: generateScenarioToken(), stateId: 3, scenarioData: '{}', eventId: newEventId(), maxScenarios: 10, database: 0, maxBytes: 10_000_000_000, writeBytes: 2 };
     await expect(runOne(env.DB, insertScenario(env.DB, values))).rejects.toThrow(/FOREIGN KEY/);
     expect(await tokensOf(owner.accountId)).toEqual([]);
   });

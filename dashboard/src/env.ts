@@ -12,6 +12,7 @@ export interface DashboardBindings {
   DASHBOARD_SIGNUP?: string;
   EMAIL_FROM?: string;
   ACCOUNT_MAX_SCENARIOS?: string;
+  DATABASE_MAX_BYTES?: string;
   WEBHOOK_ALLOW_LOOPBACK?: string;
   PUBLIC_ORIGIN?: string;
   DEFAULT_API_VERSION?: string;
@@ -20,7 +21,7 @@ export interface DashboardBindings {
 }
 
 /** The configuration, read from the vars with their defaults (one place). */
-export interface DashboardConfig extends Pick<Config, 'webhookAllowLoopback' | 'accountMaxScenarios' | 'publicOrigin' | 'defaultApiVersion'> {
+export interface DashboardConfig extends Pick<Config, 'webhookAllowLoopback' | 'accountMaxScenarios' | 'databaseMaxBytes' | 'publicOrigin' | 'defaultApiVersion'> {
   /** DASHBOARD_SIGNUP: "open" creates an account at a new address's first sign-in; anything else is "invite". */
   openSignup: boolean;
   /** EMAIL_FROM: the sender of sign-in e-mails. */
@@ -28,12 +29,13 @@ export interface DashboardConfig extends Pick<Config, 'webhookAllowLoopback' | '
 }
 
 export function readConfig(env: DashboardBindings): DashboardConfig {
-  const { webhookAllowLoopback, accountMaxScenarios, publicOrigin, defaultApiVersion } = readApiConfig(env as Partial<Record<keyof Env, unknown>>);
+  const { webhookAllowLoopback, accountMaxScenarios, databaseMaxBytes, publicOrigin, defaultApiVersion } = readApiConfig(env as Partial<Record<keyof Env, unknown>>);
   return {
     openSignup: env.DASHBOARD_SIGNUP === 'open',
     emailFrom: env.EMAIL_FROM || 'dashboard@scenario-service.example',
     webhookAllowLoopback,
     accountMaxScenarios,
+    databaseMaxBytes,
     publicOrigin,
     defaultApiVersion,
   };

@@ -202,13 +202,14 @@ async function attempt<T, P extends PageReads>(acting: SignedIn<P>, work: () => 
  *
  * Two round trips (docs/decisions.md, "Capacity past one database"): the directory in the first of
  * `databases` says which database holds the address's account (with open sign-up, a new address is
- * claimed there for the database with the fewest accounts, where its account will be made), then
+ * claimed there for the database with the most room, where its account will be made), then
  * the link is stored in that database. Its token names it, so the sign-in is one round trip.
  */
-export async function requestSignInLink(databases: Session[], input: { email: string; open: boolean; now: number }): Promise<string | null> {
+export async function requestSignInLink(databases: Session[], input: { email: string; open: boolean; now: number; maxBytes: number }): Promise<string | null> {
   const directory = databases[0]!;
+  // Open sign-up with every database past 80 % of its size: no claim, so no link (answered alike).
   const database = input.open
-    ? (await claimEmail(directory, { email: input.email, databases: databases.length, changeId: newChangeId(), now: input.now })).database
+    ? ((await claimEmail(directory, { email: input.email, databases: databases.length, maxBytes: input.maxBytes, changeId: newChangeId(), now: input.now }))?.database ?? null)
     : await databaseOfEmail(directory, input.email);
   const session = database === null ? undefined : databases[database];
   if (database === null || !session) return null;

@@ -6,7 +6,7 @@ import { createRoute, OpenAPIHono } from '../http/zod-openapi-runtime.ts';
 import type { Context } from 'hono';
 import { requireAdmin } from '../auth/admin.ts';
 import { issueApiKey, mintApiKey } from '../auth/issue-key.ts';
-import { createAccount } from '../accounts/create.ts';
+import { createAccount, NO_ROOM } from '../accounts/create.ts';
 import { listApiKeys, revokeApiKey, rollApiKey } from '../db/api-keys.ts';
 import { databaseOfId } from '../db/databases.ts';
 import type { ApiKey } from '../db/schema.ts';
@@ -131,7 +131,9 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
       path: '/accounts',
       operationId: 'createAccount',
       summary: 'Create an account',
-      description: 'A new account, to issue keys for. E-mail addresses are unique regardless of letter case: a second one is 409.',
+      description:
+        'A new account, to issue keys for, placed on the database with the most room. E-mail addresses are unique regardless of letter case: ' +
+        'a second one is 409. With every database past 80 % of DATABASE_MAX_BYTES, 507 insufficient_storage and nothing is written.',
       tags: ['Admin'],
       security,
       middleware: [requireAdmin, noQueryParameters, strictUtf8JsonBody] as const,
@@ -142,14 +144,14 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
           headers: headers(),
           content: json(AccountSchema, EXAMPLE_ACCOUNT),
         },
-        ...problemResponses('admin', 'invalid_json', 'validation_failed', 'conflict', 'payload_too_large'),
+        ...problemResponses('admin', 'invalid_json', 'validation_failed', 'conflict', 'payload_too_large', ['insufficient_storage', NO_ROOM]),
       })),
     }),
     async (c) => {
       const { name, email } = c.req.valid('json');
-      // On the database with the fewest accounts, its address claimed in the directory (src/accounts/create.ts).
-      const apiVersion = readConfig(c.env).defaultApiVersion;
-      const account = await createAccount(readDatabases(c.env), { name, email, now: Date.now(), apiVersion });
+      // On the database with the most room, its address claimed in the directory (src/accounts/create.ts).
+      const { defaultApiVersion: apiVersion, databaseMaxBytes: maxBytes } = readConfig(c.env);
+      const account = await createAccount(readDatabases(c.env), { name, email, now: Date.now(), apiVersion, maxBytes });
       if (!account) throw new ApiError('conflict', 'An account with that e-mail address exists');
       return c.json(toAccountForm(account), 201);
     },

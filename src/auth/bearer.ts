@@ -8,6 +8,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { touchKeyLastUsed, type KeyAccess } from '../db/api-keys.ts';
 import { isThrottled, throttleAddress } from '../db/auth-throttles.ts';
+import { recordDatabaseSize, sizeToRecord } from '../db/sizes.ts';
 import { readConfig, readDatabases, type AppEnv } from '../env.ts';
 import { useDatabase } from '../http/middleware.ts';
 import { ApiError } from '../http/problem.ts';
@@ -76,14 +77,14 @@ export function apiKey(access: KeyAccess): MiddlewareHandler<AppEnv> {
       throw await authFailure(c, 'The API key is not valid');
     }
     const keyHash = await hashApiKey(token);
-    const { rateLimitPerMinute } = readConfig(c.env);
+    const { rateLimitPerMinute, databaseMaxBytes } = readConfig(c.env);
     const policy = keyPolicy(rateLimitPerMinute);
     if (!(await c.env.KEY_RATE_LIMITER.limit({ key: keyHash })).success) {
       throw new ApiError('rate_limited', `This key is over its limit of ${rateLimitPerMinute} requests a minute`, { headers: exhausted(policy) });
     }
     // Replies that do not name a policy of their own carry the key's (src/http/middleware.ts).
     c.set('rateLimitPolicy', policy);
-    const path = keyed(c.get('db'), { keyHash, now: Date.now(), address }, access);
+    const path = keyed(c.get('db'), { keyHash, now: Date.now(), address }, access, { database, maxBytes: databaseMaxBytes });
     c.set('keyed', path);
 
     await next();
@@ -99,6 +100,13 @@ export function apiKey(access: KeyAccess): MiddlewareHandler<AppEnv> {
       // X-D1-Bookmark is the request's own session's, read before this write either way.
       const binding = readDatabases(c.env)[c.get('database')];
       if (binding) c.executionCtx.waitUntil(touchKeyLastUsed(binding.withSession('first-primary'), caller.id, Date.now(), LAST_USED_GRANULARITY_MS).catch(() => undefined));
+    }
+    // A write that moved its database's size by a step (src/db/sizes.ts): recorded after the
+    // reply, in sessions of their own (as above), so the request itself made one round trip.
+    const bytes = sizeToRecord(path.size, databaseMaxBytes);
+    if (bytes !== null) {
+      const sessions = readDatabases(c.env).map((db) => db.withSession('first-primary'));
+      c.executionCtx.waitUntil(recordDatabaseSize(sessions, database, bytes, Date.now()).catch(() => undefined));
     }
   };
 }

@@ -5,8 +5,10 @@
 // accepted, the caller is kept on the Keyed (logs, last_used_at); refused, a KeyRefusedError rises
 // like any other error, to the app's one error handler, which renders it. Nothing here calls back.
 import { keyHead, keyRefusal, toKeyState, type Caller, type KeyAccess, type KeyCheck, type Keyed, type KeyRefusal } from '../db/api-keys.ts';
-import { runBatch, type Batch, type BatchRows } from '../db/execute.ts';
+import { runMeasuredBatch, type Batch, type BatchRows } from '../db/execute.ts';
+import { ownSize, type Room, type SizeSeen } from '../db/sizes.ts';
 import type { Session } from '../db/statement.ts';
+import { DEFAULT_CONFIG } from '../env.ts';
 import { ApiError } from '../http/problem.ts';
 import { FAILED_AUTH_POLICY, throttledHeaders } from './rate-limit-headers.ts';
 
@@ -49,22 +51,35 @@ export class KeyRefusedError extends ApiError {
   }
 }
 
-/** The keyed runner of one request: `access` is the route's (`read` or `write`). */
-export function keyed(session: Session, key: KeyCheck, access: KeyAccess): Keyed {
+/**
+ * The keyed runner of one request: `access` is the route's (`read` or `write`); `room`, the
+ * request's database and its DATABASE_MAX_BYTES, which the guarded writes bind (src/db/sizes.ts).
+ * A write's batch also reads its database's recorded size, and keeps it with D1's size after the
+ * batch (`size`), for the middleware to record once the reply is out.
+ */
+export function keyed(session: Session, key: KeyCheck, access: KeyAccess, room: Room = { database: 0, maxBytes: DEFAULT_CONFIG.databaseMaxBytes }): Keyed {
   let caller: Caller | null = null;
+  let size: SizeSeen | null = null;
+  const values = { ...key, ...room };
   return {
     session,
-    key,
+    key: values,
     get caller() {
       return caller;
     },
+    get size() {
+      return size;
+    },
     async run(statements) {
-      const batch: Batch = { '#throttle': keyHead.throttle(session, key), '#key': keyHead.key(session, key), ...statements };
-      const { '#throttle': throttle = [], '#key': keyRow = [], ...rows } = await runBatch(session, batch);
+      const head: Batch = { '#throttle': keyHead.throttle(session, key), '#key': keyHead.key(session, key) };
+      if (access === 'write') head['#size'] = ownSize(session, room);
+      const measured = await runMeasuredBatch(session, { ...head, ...statements });
+      const { '#throttle': throttle = [], '#key': keyRow = [], '#size': recorded, ...rows } = measured.rows;
       const state = toKeyState(throttle, keyRow);
       const refusal = keyRefusal(state, access, key.now);
       if (refusal !== null || !state.key) throw new KeyRefusedError(refusal ?? 'unknown');
       caller = state.key;
+      if (recorded) size = { recorded: (recorded[0]?.bytes as number | undefined) || null, after: measured.sizeAfter };
       return { caller, rows: rows as BatchRows<typeof statements> };
     },
   };

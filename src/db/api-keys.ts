@@ -8,6 +8,7 @@ import { sql, type SQL } from 'drizzle-orm/sql/sql';
 import { throttleOf } from './auth-throttles.ts';
 import { runBatch, runOne, type Batch, type BatchRows } from './execute.ts';
 import { accounts, apiKeys, type ApiKey, type KeyScope } from './schema.ts';
+import type { Room, SizeSeen } from './sizes.ts';
 import { statement, type RawRow, type Session } from './statement.ts';
 import { rowReader } from './rows.ts';
 
@@ -270,7 +271,7 @@ export async function rollApiKey(session: Session, values: RollValues): Promise<
 export type Caller = KeyWithAccount;
 
 /** Names the head of a keyed batch takes; a workflow's statements may not use them. */
-type Reserved = { '#throttle'?: never; '#key'?: never };
+type Reserved = { '#throttle'?: never; '#key'?: never; '#size'?: never };
 
 /**
  * What a workflow gets (built by src/auth/keyed.ts): the request's session and key, and the only
@@ -278,9 +279,12 @@ type Reserved = { '#throttle'?: never; '#key'?: never };
  */
 export interface Keyed {
   readonly session: Session;
-  readonly key: KeyCheck;
+  /** The key, and the room its writes are guarded by (src/db/sizes.ts): what the statements bind. */
+  readonly key: KeyCheck & Room;
   /** The accepted key and its account; null until a batch has judged the key. */
   readonly caller: Caller | null;
+  /** A write's view of its database's size (recorded, and D1's after the batch); null before one ran. */
+  readonly size: SizeSeen | null;
   /** Runs `statements` as one batch after the key's head; the caller and each statement's rows, by name. */
   run<B extends Batch & Reserved>(statements: B): Promise<{ caller: Caller; rows: BatchRows<B> }>;
 }

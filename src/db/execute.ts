@@ -39,11 +39,32 @@ export class DatabaseUnavailableError extends Error {
  */
 const RETRY = { retries: 4, factor: 2, minTimeout: 40, maxTimeout: 640, randomize: true, maxRetryTime: 2000 } as const;
 
+// D1's own words for a database at its size limit (Cloudflare's D1 docs, "List of D1_ERRORs", and
+// SQLite's SQLITE_FULL): the write changed nothing, and trying again cannot help.
+const FULL = ['Exceeded maximum DB size', 'Exceeded maximum account storage', 'database or disk is full', 'SQLITE_FULL'];
+
+/** True for D1's refusal of a write because the database (or the account's storage) is full. */
+export function isDatabaseFullError(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (FULL.some((text) => e instanceof Error && e.message.includes(text))) return true;
+  }
+  return false;
+}
+
+/** D1 refused a write because its database is full; nothing of the batch was applied (507). */
+export class DatabaseFullError extends Error {
+  constructor(cause: unknown) {
+    super('The D1 database is full', { cause });
+    this.name = 'DatabaseFullError';
+  }
+}
+
 async function withRetries<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await pRetry(call, { ...RETRY, shouldRetry: ({ error }) => isTransientD1Error(error) });
   } catch (error) {
-    throw isTransientD1Error(error) ? new DatabaseUnavailableError(error) : error;
+    if (isTransientD1Error(error)) throw new DatabaseUnavailableError(error);
+    throw isDatabaseFullError(error) ? new DatabaseFullError(error) : error;
   }
 }
 
@@ -59,13 +80,22 @@ export type BatchRows<B extends Batch> = { [Name in keyof B]: RawRow[] };
  * line reads. The only place where a batch's positions meet its names.
  */
 export async function runBatch<B extends Batch>(session: Session, batch: B): Promise<BatchRows<B>> {
+  return (await runMeasuredBatch(session, batch)).rows;
+}
+
+/**
+ * The same, with the database's size in bytes once the batch ran, as D1 reports it (its last
+ * statement's `meta.size_after`; null if D1 left it out): src/db/sizes.ts records it.
+ */
+export async function runMeasuredBatch<B extends Batch>(session: Session, batch: B): Promise<{ rows: BatchRows<B>; sizeAfter: number | null }> {
   const names = Object.keys(batch);
   const results = await withRetries(() => session.batch<RawRow>(names.map((name) => batch[name] as D1PreparedStatement)));
   const rows: Record<string, RawRow[]> = {};
   names.forEach((name, index) => {
     rows[name] = results[index]?.results ?? [];
   });
-  return rows as BatchRows<B>;
+  const size = results.at(-1)?.meta.size_after;
+  return { rows: rows as BatchRows<B>, sizeAfter: typeof size === 'number' ? size : null };
 }
 
 /** Runs one statement (one round trip); its rows. */

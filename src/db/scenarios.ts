@@ -11,6 +11,7 @@ import { sql, type SQL } from 'drizzle-orm/sql/sql';
 import { accountOfKey, liveKey, type KeyAccess, type KeyCheck } from './api-keys.ts';
 import { pruneThrottles } from './auth-throttles.ts';
 import { runBatch, runOne } from './execute.ts';
+import { roomFor, type Room } from './sizes.ts';
 import { accounts, apiKeys, events, idempotencyRecords, scenarioPrograms, scenarios, type EventType, type IdempotencyRecord, type Scenario } from './schema.ts';
 import { statement, type Session, type Statement } from './statement.ts';
 import { rowReader } from './rows.ts';
@@ -132,7 +133,12 @@ export const eventById = statement<KeyCheck & { eventId: string }>(
     from ${events} where ${events.id} = ${p('eventId')} and ${events.accountId} = ${accountOfKey('read')}`,
 );
 
-export interface NewScenarioValues extends KeyCheck {
+/** A write the database's room guards (src/db/sizes.ts): the bytes it stores, by estimate. */
+export interface SizedWrite extends Room {
+  writeBytes: number;
+}
+
+export interface NewScenarioValues extends KeyCheck, SizedWrite {
   token: string;
   stateId: number;
   scenarioData: string;
@@ -148,7 +154,7 @@ const underQuota = sql`(select ${accounts.scenarioCount} from ${accounts} where 
 export const insertScenario = statement<NewScenarioValues>(
   () => sql`insert into ${scenarios} (token, account_id, state_id, scenario_data, version, change_id, created_at, updated_at)
     select ${p('token')}, ${apiKeys.accountId}, ${p('stateId')}, ${p('scenarioData')}, 1, ${p('eventId')}, ${p('now')}, ${p('now')}
-    from ${apiKeys} where ${liveKey('write')} and not ${tokenTaken} and not ${eventRecorded} and ${underQuota}`,
+    from ${apiKeys} where ${liveKey('write')} and not ${tokenTaken} and not ${eventRecorded} and ${underQuota} and ${roomFor}`,
 );
 
 /** One more scenario on the account: only for the row this try inserted (a retry finds the event and skips). */
@@ -187,7 +193,7 @@ export const claimIdempotencyKey = statement<IdempotentCreateValues>(
   () => sql`insert into ${idempotencyRecords}
       (account_id, key, request_hash, scenario_token, response_status, response_body, created_at)
     select ${apiKeys.accountId}, ${p('idempotencyKey')}, ${p('requestHash')}, ${p('token')}, 201, ${p('responseBody')}, ${p('now')}
-    from ${apiKeys} where ${liveKey('write')} and not ${tokenTaken} and not ${eventRecorded} and ${underQuota}
+    from ${apiKeys} where ${liveKey('write')} and not ${tokenTaken} and not ${eventRecorded} and ${underQuota} and ${roomFor}
     on conflict (account_id, key) do update set request_hash = excluded.request_hash,
       scenario_token = excluded.scenario_token, response_status = excluded.response_status,
       response_body = excluded.response_body, created_at = excluded.created_at
@@ -211,7 +217,7 @@ export const idempotencyRecordByKey = statement<KeyCheck & { idempotencyKey: str
     where ${idempotencyRecords.accountId} = ${accountOfKey('read')} and ${idempotencyRecords.key} = ${p('idempotencyKey')}`,
 );
 
-export interface SaveValues extends KeyCheck {
+export interface SaveValues extends KeyCheck, SizedWrite {
   token: string;
   stateId: number;
   scenarioData: string;
@@ -220,7 +226,8 @@ export interface SaveValues extends KeyCheck {
 
 const saveSet = sql`set scenario_data = ${p('scenarioData')}, state_id = ${p('stateId')}, updated_at = ${p('now')},
   version = ${scenarios.version} + 1, change_id = ${p('eventId')}`;
-const notYetSaved = sql`not ${eventRecorded}`;
+// Not yet saved by an earlier try, and within the database's room (507 otherwise).
+const notYetSaved = sql`not ${eventRecorded} and ${roomFor}`;
 
 /** Replaces the data of the caller's scenario (last write wins). */
 export const saveScenario = statement<SaveValues>(

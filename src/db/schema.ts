@@ -365,6 +365,19 @@ export const shareLinks = sqliteTable(
   ],
 );
 
+// How large each database is, in bytes, as D1 itself last reported it (`meta.size_after`, the
+// database's size after a query): recorded by the writes that move it by a step or more
+// (src/db/sizes.ts) and by the hourly cron. In every database the row of its own index is its own
+// size, which the guarded writes read in their batch (507 insufficient_storage past
+// DATABASE_MAX_BYTES); the first database also holds every other database's row, for placing new
+// accounts by room (src/db/directory.ts).
+export const databaseSizes = sqliteTable('database_sizes', {
+  // The database's index in wrangler.toml's list (0 is DB).
+  database: integer('database').primaryKey(),
+  bytes: integer('bytes').notNull(),
+  recordedAt: integer('recorded_at').notNull(),
+});
+
 export type Account = typeof accounts.$inferSelect;
 export type ApiKey = typeof apiKeys.$inferSelect;
 export type Scenario = typeof scenarios.$inferSelect;

@@ -2,11 +2,11 @@
 // only render: nothing here asks D1 (a refused key arrives as a KeyRefusedError, a problem already).
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { DatabaseUnavailableError } from '../db/execute.ts';
+import { DatabaseFullError, DatabaseUnavailableError } from '../db/execute.ts';
 import type { AppEnv } from '../env.ts';
 import { log, loggablePath } from './log.ts';
 import { notJson } from './body.ts';
-import { ApiError, problemResponse } from './problem.ts';
+import { ApiError, problemResponse, STORAGE_FULL } from './problem.ts';
 import { routeMiss, RouteMissError, type RouteTable } from './routing.ts';
 
 /** Hono's own exceptions come from body parsing (malformed JSON, content type); name them ours. */
@@ -42,6 +42,9 @@ export function errorHandlers(routes: () => RouteTable): { onError: ErrorHandler
         { headers: { 'Retry-After': RETRY_AFTER_SECONDS } },
       );
     }
+    // D1's own refusal at its size limit, past our guard (whose recorded size lags by a step):
+    // the batch changed nothing, so the client hears the same 507 as from the guard.
+    if (error instanceof DatabaseFullError) return new ApiError('insufficient_storage', STORAGE_FULL);
     logUnexpected(c, error);
     return new ApiError('internal_error', 'Something went wrong on our side; quote the request id if you report it');
   }

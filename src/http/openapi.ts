@@ -6,7 +6,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.ts';
 import { BOOKMARK_PATTERN, MAX_BODY_BYTES, REQUEST_ID_PATTERN } from './limits.ts';
 import { int } from './scalars.ts';
-import { ApiError, PROBLEM_STATUS, problemBody, type FieldError, type ProblemCode } from './problem.ts';
+import { ApiError, PROBLEM_STATUS, problemBody, STORAGE_FULL, type FieldError, type ProblemCode } from './problem.ts';
 
 /**
  * A value that only the OpenAPI document reads: a response body's schema, say. Where the document
@@ -220,12 +220,13 @@ const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request', 401: 'Missing or invalid credentials', 403: 'Not allowed', 404: 'Not found',
   405: 'Method not allowed', 409: 'Conflict', 412: 'Precondition failed', 413: 'Payload too large',
   422: 'Validation failed', 429: 'Rate limited', 500: 'Internal error', 503: 'Database unavailable',
+  507: 'Database full',
 };
 
 // Statuses an API-key route answers only after the key was accepted (so RateLimit-Policy is sent);
 // 400 can come before authentication (a credential in the query string), 413 too (Content-Length),
-// 500 at any point; 503 once D1 stayed unavailable through the retries.
-const AFTER_AUTHENTICATION = new Set([403, 404, 409, 412, 422, 503]);
+// 500 at any point; 503 once D1 stayed unavailable through the retries; 507 once the write was judged.
+const AFTER_AUTHENTICATION = new Set([403, 404, 409, 412, 422, 503, 507]);
 
 const EXAMPLE_DETAIL: Record<ProblemCode, string> = {
   invalid_json: 'The request body must be a JSON object sent as Content-Type: application/json',
@@ -236,7 +237,7 @@ const EXAMPLE_DETAIL: Record<ProblemCode, string> = {
   not_found: 'No scenario with that token',
   method_not_allowed: 'PATCH is not allowed here; use GET, DELETE, HEAD',
   conflict: 'An account with that e-mail address exists',
-  quota_exceeded: 'This account holds 100000 scenarios, its quota of 100000; delete some before creating more',
+  quota_exceeded: 'This account holds 20000 scenarios, its quota of 20000; delete some before creating more',
   too_many_endpoints: 'An account can have at most 10 webhook endpoints; delete one first',
   too_many_share_links: 'A scenario can have at most 20 live share links; revoke one first',
   precondition_failed: 'The scenario has changed since that ETag; fetch it again and reapply your change',
@@ -246,6 +247,7 @@ const EXAMPLE_DETAIL: Record<ProblemCode, string> = {
   idempotency_conflict: 'This Idempotency-Key was used with a different request body',
   rate_limited: 'This key is over its limit of 600 requests a minute',
   internal_error: 'Something went wrong on our side; quote the request id if you report it',
+  insufficient_storage: STORAGE_FULL,
   unavailable: 'The database did not answer through several retries. A change is applied whole or not at all: read it back, or retry (a create is safe to retry with an Idempotency-Key)',
 };
 

@@ -23,6 +23,7 @@ export const PROBLEM_STATUS = {
   rate_limited: 429,
   internal_error: 500,
   unavailable: 503,
+  insufficient_storage: 507,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 export type ProblemCode = keyof typeof PROBLEM_STATUS;
@@ -47,7 +48,11 @@ const TITLES: Record<ProblemCode, string> = {
   rate_limited: 'Too many requests',
   internal_error: 'Internal server error',
   unavailable: 'Service unavailable',
+  insufficient_storage: 'Insufficient storage',
 };
+
+/** The detail of a write refused for room (507): what happened, and what the client can do. */
+export const STORAGE_FULL = "The database holding this account is full, so nothing was written; deleting scenarios makes room, or ask the service's operator";
 
 export interface FieldError {
   path: string;

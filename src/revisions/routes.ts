@@ -106,7 +106,7 @@ export const revisionRoutes = base
           headers: successHeaders('api-key', 'ETag'),
           content: jsonContent(ScenarioResponseSchema, exampleRestored),
         },
-        ...problemResponses('api-key', 'forbidden', 'not_found', 'invalid_header', 'precondition_failed'),
+        ...problemResponses('api-key', 'forbidden', 'not_found', 'invalid_header', 'precondition_failed', 'insufficient_storage'),
       })),
     }),
     async (c) => {

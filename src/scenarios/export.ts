@@ -29,15 +29,16 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /**
  * Rows per page, so per D1 round trip. 1,000 rows of two adults and two children are about 2 MB:
- * an account at its quota (ACCOUNT_MAX_SCENARIOS, 100,000) exports in 100 round trips, within a
- * Worker invocation's 1,000 D1 queries on the Workers Paid plan (50 on Free: 49,000 rows, then
- * resume with starting_after).
+ * an account of 100,000 scenarios (the quota's default until issue 37; now 20,000) exports in 100
+ * round trips, within a Worker invocation's 1,000 D1 queries on the Workers Paid plan (50 on Free:
+ * 49,000 rows, then resume with starting_after).
  */
 export const EXPORT_PAGE_SIZE = 1000;
 
 /**
- * What the document states as the longest export: an account at its quota (100,000 scenarios) of
- * list items of 20 adults and 20 children with the longest values (about 30 KB each) is 3 GB.
+ * What the document states as the longest export: an account of 100,000 scenarios (the former
+ * default quota, which accounts made before may still hold) of list items of 20 adults and 20
+ * children with the longest values (about 30 KB each) is 3 GB.
  */
 export const EXPORT_MAX_BYTES = 3_000_000_000;
 

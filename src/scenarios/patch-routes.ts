@@ -92,6 +92,7 @@ export const patchRoutes = routesBase.openapi(
         ['conflict', 'JSON Patch operation 0 (test of /adult/0/wage_rate) failed: the scenario\'s data there is not the value given'],
         'precondition_failed',
         'payload_too_large',
+        'insufficient_storage',
         ['unsupported_media_type', `Send the patch as Content-Type: ${MERGE_PATCH} (RFC 7396) or ${JSON_PATCH} (RFC 6902)`],
         'validation_failed',
       ),

@@ -177,7 +177,7 @@ const listCreateViewRoutes = routesBase
           headers: successHeaders('api-key', 'Location', 'ETag', 'Idempotent-Replayed'),
           content: jsonContent(ScenarioResponseSchema, () => exampleScenario()),
         },
-        ...problemResponses('api-key', 'forbidden', 'invalid_json', 'invalid_header', 'validation_failed', 'idempotency_conflict', 'quota_exceeded', 'payload_too_large'),
+        ...problemResponses('api-key', 'forbidden', 'invalid_json', 'invalid_header', 'validation_failed', 'idempotency_conflict', 'quota_exceeded', 'payload_too_large', 'insufficient_storage'),
       })),
     }),
     async (c) => {
@@ -250,7 +250,7 @@ function saveRoute<M extends 'post' | 'put'>(method: M) {
         headers: successHeaders('api-key', 'ETag'),
         content: jsonContent(ScenarioResponseSchema, exampleSaved),
       },
-      ...problemResponses('api-key', 'forbidden', 'not_found', 'invalid_json', 'invalid_header', 'validation_failed', 'precondition_failed', 'payload_too_large'),
+      ...problemResponses('api-key', 'forbidden', 'not_found', 'invalid_json', 'invalid_header', 'validation_failed', 'precondition_failed', 'payload_too_large', 'insufficient_storage'),
     })),
   });
 }

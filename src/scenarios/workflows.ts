@@ -37,7 +37,8 @@ import {
 import type { RawRow } from '../db/statement.ts';
 import { etagFor } from '../http/conditional.ts';
 import { toPage, type PageRequest } from '../http/pagination.ts';
-import { ApiError } from '../http/problem.ts';
+import { ApiError, STORAGE_FULL } from '../http/problem.ts';
+import { wouldOverfill } from '../db/sizes.ts';
 import { stateIdOf, toStoredData, type StoredScenarioData } from './data.ts';
 import { stateOf, toScenarioForm, type ScenarioListItem, type ScenarioResponse } from './forms.ts';
 import type { ScenarioFilter } from './filters.ts';
@@ -151,17 +152,19 @@ export interface Created {
  * key can therefore never both create.
  */
 export async function createScenario(
-  { session, key, run }: Keyed,
+  keyed: Keyed,
   input: ScenarioDataInput,
   eventId: string,
   idempotency?: { key: string; requestHash: string },
   maxScenarios: number = DEFAULT_CONFIG.accountMaxScenarios,
 ): Promise<Created> {
+  const { session, key, run } = keyed;
   const now = key.now;
   for (let draw = 1; ; draw++) {
     const token = generateScenarioToken();
     const stored = toStoredData(input, token);
-    const values = { ...key, token, stateId: stateIdOf(input), scenarioData: JSON.stringify(stored), eventId, maxScenarios };
+    const scenarioData = JSON.stringify(stored);
+    const values = { ...key, token, stateId: stateIdOf(input), scenarioData, eventId, maxScenarios, writeBytes: writeBytesOf(scenarioData) };
     // The account is the key's, known once the batch has judged it; the reply is built after it.
     const created = (accountId: number): NewScenario => ({ token, accountId, stateId: values.stateId, scenarioData: values.scenarioData, createdAt: now });
 
@@ -178,6 +181,7 @@ export async function createScenario(
       const [event] = rows.outcome;
       if (event) return createdOutcome(event, input, created(caller.accountId));
       refuseOverQuota(rows.held, maxScenarios);
+      refuseWhenFull(keyed, values.writeBytes);
       if (draw >= TOKEN_DRAWS) throw new Error('could not draw a free scenario token');
       continue;
     }
@@ -199,8 +203,9 @@ export async function createScenario(
     if (event) return createdOutcome(event, input, created(caller.accountId));
     const [recordRow] = rows.record;
     if (!recordRow) {
-      // The key is live (judged above), so the claim was skipped for a full account or a taken token.
+      // The key is live (judged above), so the claim was skipped for a full account or database, or a taken token.
       refuseOverQuota(rows.held, maxScenarios);
+      refuseWhenFull(keyed, values.writeBytes);
       if (draw >= TOKEN_DRAWS) throw new Error('could not draw a free scenario token');
       continue;
     }
@@ -218,6 +223,19 @@ function refuseOverQuota(held: RawRow[], maxScenarios: number): void {
   if (typeof count === 'number' && count >= maxScenarios) {
     throw new ApiError('quota_exceeded', `This account holds ${count} scenarios, its quota of ${maxScenarios}; delete some before creating more`);
   }
+}
+
+/**
+ * The bytes a write of `scenarioData` adds to its database, as the guard estimates them: the text
+ * stored in the row (its revision is a patch, the event a short row: both far smaller).
+ */
+function writeBytesOf(scenarioData: string): number {
+  return scenarioData.length;
+}
+
+/** 507 insufficient_storage when the write was skipped because it would take its database past DATABASE_MAX_BYTES. */
+function refuseWhenFull(keyed: Keyed, writeBytes: number): void {
+  if (wouldOverfill(keyed.size?.recorded ?? null, writeBytes, keyed.key.maxBytes)) throw new ApiError('insufficient_storage', STORAGE_FULL);
 }
 
 export interface Saved {
@@ -250,15 +268,17 @@ export async function saveScenario(
  * scenario is at a version `versions` does not name, with the scenario as it is now; 404 for none.
  */
 async function writeSave(
-  { session, key, run }: Keyed,
+  keyed: Keyed,
   token: string,
   input: ScenarioDataInput,
   eventId: string,
   versions: number[] | undefined,
   revisionsKept: number,
 ): Promise<Saved | { current: Scenario }> {
+  const { session, key, run } = keyed;
   const stored = toStoredData(input, token);
-  const values = { ...key, token, stateId: stateIdOf(input), scenarioData: JSON.stringify(stored), eventId, kept: revisionsKept };
+  const scenarioData = JSON.stringify(stored);
+  const values = { ...key, token, stateId: stateIdOf(input), scenarioData, eventId, kept: revisionsKept, writeBytes: writeBytesOf(scenarioData) };
   const update = versions ? saveScenarioIfVersion(session, { ...values, versions: JSON.stringify(versions) }) : saveStatement(session, values);
   const { rows } = await run({
     update,
@@ -278,6 +298,8 @@ async function writeSave(
     const scenario = { ...toScenario(row), stateId: values.stateId, scenarioData: values.scenarioData, version: event.version as number, changeId: eventId };
     return { scenario, stored };
   }
+  // Not saved: for lack of room (whatever the version), or the scenario is at another version.
+  refuseWhenFull(keyed, values.writeBytes);
   return { current: toScenario(row) };
 }
 

@@ -70,7 +70,7 @@ export const shareLinkRoutes = routesBase
           headers: successHeaders('api-key'),
           content: jsonContent(CreatedShareLinkSchema, { ...EXAMPLE_LINK, url: 'https://scenarios.example.org/shared/AjX0c9Vb3mQeR7tYh2LpZ8nKw5sD1fGu4oIyT6aEr0M' }),
         },
-        ...problemResponses('api-key', 'forbidden', NOT_FOUND, 'invalid_json', 'validation_failed', 'too_many_share_links', 'payload_too_large'),
+        ...problemResponses('api-key', 'forbidden', NOT_FOUND, 'invalid_json', 'validation_failed', 'too_many_share_links', 'payload_too_large', 'insufficient_storage'),
       })),
     }),
     async (c) => {

@@ -76,7 +76,7 @@ export const webhookRoutes = routesBase
           headers: successHeaders('api-key'),
           content: jsonContent(CreatedEndpointSchema, { ...EXAMPLE_ENDPOINT, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw5Ec+RCTlNgA=' }),
         },
-        ...problemResponses('api-key', 'forbidden', 'invalid_json', 'validation_failed', 'too_many_endpoints', 'payload_too_large'),
+        ...problemResponses('api-key', 'forbidden', 'invalid_json', 'validation_failed', 'too_many_endpoints', 'payload_too_large', 'insufficient_storage'),
       })),
     }),
     async (c) => {

@@ -88,7 +88,7 @@ export async function createAccountWithKey(options: { scope?: 'read' | 'read_wri
 
 /**
  * A fresh account with one read_write key on database `database` (its index; 0 is DB): new
- * accounts go to the database with the fewest, so a few tries reach any bound one.
+ * accounts go to the database with the fewest while their sizes are alike, so a few tries reach any bound one.
  */
 export async function createAccountWithKeyOn(database: number, options: { scope?: 'read' | 'read_write' } = {}) {
   for (let tries = 0; tries <= 2 * readDatabases(env).length; tries++) {

@@ -80,7 +80,7 @@ export const signInRoutes = new Hono<DashboardEnv>()
       console.error(JSON.stringify({ level: 'error', msg: 'PUBLIC_ORIGIN is not set: no sign-in link can be built' }));
       return c.text('The dashboard cannot send sign-in links: its PUBLIC_ORIGIN var is not set.', 500);
     }
-    const token = await requestSignInLink(readDatabases(c.env), { email, open: config.openSignup, now: Date.now() });
+    const token = await requestSignInLink(readDatabases(c.env), { email, open: config.openSignup, now: Date.now(), maxBytes: config.databaseMaxBytes });
     if (token) {
       const link = `${config.publicOrigin}${BASE}/sign-in/confirm?token=${token}`;
       c.executionCtx.waitUntil(
