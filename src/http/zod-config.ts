@@ -13,4 +13,4 @@ const noCycles: z.core.$ZodMemoizer = {
   alloc: (_inst, _payload, empty) => empty,
 };
 
-z.config({ memoizer: noCycles });
+z.config({ memoizer: noCycles, jitless: true });
