@@ -35,6 +35,8 @@
 // about 1 %): the import alone, and the import with the first request; and the first real request
 // of (4.) and its warm repeat in a Miniflare instance whose workerd runs under callgrind, V8
 // single-threaded so that lazy compiling is counted where it happens (one instance per cell).
+// BENCH_STARTUP_V8_FLAGS adds V8 flags to those counted instances (e.g. `--min-semi-space-size=16`:
+// no scavenge in the first requests, which separates the garbage collector's share).
 // BENCH_STARTUP_BY_CODE=1 adds where the service's first real requests' instructions go, by
 // JavaScript module and function (bench/lib/by-code.ts). Timings on this
 // shared machine move by ±20 % from one minute to the next; counts do not, so compare cuts by them.

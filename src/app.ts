@@ -2,6 +2,7 @@
 // The document is generated at build time from these very routes (scripts/lib/openapi-document.ts,
 // under Node with the real @hono/zod-openapi); the Worker runs src/http/zod-openapi-runtime.ts in its
 // place, which validates requests as the real one does and records no OpenAPI metadata.
+import './http/zod-config.ts'; // before any schema is built
 import { OpenAPIHono } from './http/zod-openapi-runtime.ts';
 import { TrieRouter } from 'hono/router/trie-router';
 import { adminRoutes } from './admin/routes.ts';

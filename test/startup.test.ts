@@ -3,6 +3,7 @@
 // touched at module level, outside another `documented` factory (`z.array(SomeReplySchema)` in a
 // route's responses, say), is built at every isolate start, and lands here.
 import { describe, expect, it, vi } from 'vitest';
+import * as z from 'zod';
 import { app } from '../src/app.ts';
 import { documentedBuiltCount } from '../src/http/openapi.ts';
 
@@ -10,6 +11,23 @@ describe('isolate start', () => {
   it('builds the app without building any schema only the OpenAPI document reads', () => {
     expect(app.routes.length).toBeGreaterThan(20);
     expect(documentedBuiltCount()).toBe(0);
+  });
+});
+
+describe("the Worker's zod (src/http/zod-config.ts)", () => {
+  it('runs without cycle support and never generates code', () => {
+    const settings = z.config();
+    expect(settings.jitless).toBe(true);
+    // zod's own memoizer walks each container's whole subtree on its first parse; ours does nothing.
+    expect(settings.memoizer).toBeDefined();
+    expect(settings.memoizer).not.toBe(z.memoizer());
+  });
+
+  it('still parses a shared object twice in one input, as JSON never sends but a caller might', () => {
+    const Pair = z.object({ a: z.object({ n: z.number() }), b: z.object({ n: z.number() }) });
+    const shared = { n: 1 };
+    expect(Pair.parse({ a: shared, b: shared })).toEqual({ a: { n: 1 }, b: { n: 1 } });
+    expect(Pair.safeParse({ a: shared, b: { n: 'x' } }).success).toBe(false);
   });
 });
 

@@ -106,6 +106,10 @@ export async function firstRequestCount(scriptPath: string, kind: Kind, setup: F
   chmodSync(wrapper, 0o755);
   process.env.MINIFLARE_WORKERD_PATH = wrapper;
   process.env.MINIFLARE_WORKERD_V8_FLAGS = withByCode ? `--single-threaded --interpreted-frames-native-stack ${PERF_MAP_FLAGS}` : '--single-threaded';
+  // More V8 flags for the counted instances (bench/README.md: `--min-semi-space-size=16` leaves the
+  // first requests without a scavenge, which tells the garbage collector's share from the rest).
+  const extra = process.env.BENCH_STARTUP_V8_FLAGS?.trim();
+  if (extra) process.env.MINIFLARE_WORKERD_V8_FLAGS += ` ${extra}`;
   const server = await startServer({ scriptPath, stateDir: freshState(setup, 'counted'), findProcess: false });
   try {
     const pid = callgrindChild();
