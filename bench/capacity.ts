@@ -19,6 +19,7 @@ import { bundleWithEntry } from './lib/bundle.ts';
 import { edit, household, random } from './lib/households.ts';
 import { applyMigrations } from './lib/migrations.ts';
 import { BINDINGS, CLK_TCK, cpuTicks, databaseBindings, startServer } from './lib/server.ts';
+import { measureMove } from './capacity/move.ts';
 
 const OUT = 'bench/.out';
 const env = process.env;
@@ -215,6 +216,9 @@ function bytesByTable(stateDir: string): Record<string, number> {
  * saves of a different household each. The events' share, and the scenario's tables one by one,
  * come from the file's pages (SQLite's dbstat) once the server is stopped.
  */
+/** Scenarios of the account the bench moves (each saved once: 2 revisions). */
+const MOVE_SCENARIOS = Number(env.BENCH_MOVE_SCENARIOS ?? 1000);
+const MOVE_STATEMENTS = Number(env.BENCH_MOVE_STATEMENTS ?? 100);
 const SIZE_ACCOUNTS = 400;
 const SIZE_SCENARIOS = 100;
 const SIZE_FULL = 40;
@@ -313,6 +317,14 @@ const edited = await measureSizes(modules, false);
 log('bytes per scenario, every save a new household…');
 const rewritten = await measureSizes(modules, true);
 const sizes: Sizes = { ...edited, rewritten: rewritten.full };
+log(`moving an account of ${MOVE_SCENARIOS} scenarios while a client saves…`);
+const moveDir = join(env.BENCH_STATE_DIR ?? (existsSync('/dev/shm') ? '/dev/shm' : OUT), `scenario-capacity-${process.pid}-move`);
+rmSync(moveDir, { recursive: true, force: true });
+mkdirSync(moveDir, { recursive: true });
+const moveRng = random(73);
+const moved = await measureMove({ modules, stateDir: moveDir, scenarios: MOVE_SCENARIOS, statementsPerCall: MOVE_STATEMENTS, household: () => household(moveRng), call }).finally(() =>
+  rmSync(moveDir, { recursive: true, force: true }),
+);
 const GB = 1e9;
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const perDatabase = (bytes: number) => Math.floor((10 * GB) / bytes);
@@ -363,4 +375,17 @@ Of a scenario with 100 revisions, by table (its indexes included; the file's pag
 The database's size at the end, as D1 reports it (\`size_after\`) and as the Worker recorded it from its writes' replies
 (database_sizes; recorded at each move of ${kib(SIZE_LIMIT / 1000)}, a thousandth of DATABASE_MAX_BYTES, here ${SIZE_LIMIT / 1e9} GB):
 ${[edited, rewritten].map((m, i) => `${i === 0 ? 'edited' : 'rewritten'}: D1 ${kib(m.database.d1)}, recorded ${m.database.recorded === null ? 'none' : kib(m.database.recorded)}`).join('; ')}.
+`);
+const per1000 = 1000 / moved.scenarios;
+console.log(`
+Moving an account (POST /admin/accounts/{id}/move until done, ${MOVE_STATEMENTS} statements a call, DB to DB_3, on local D1 with no simulated service time) of
+${moved.scenarios} scenarios saved once (${Object.values(moved.rows).reduce((a, b) => a + b, 0).toLocaleString('en-US')} rows in all) while one client saves them in a closed loop:
+
+| per 1,000 scenarios | moved in | round trips | admin calls | write pause (service) | its round trips | longest gap between accepted saves (client) | saves 503 / accepted |
+|---|---:|---:|---:|---:|---:|---:|---:|
+| measured | ${(moved.seconds * per1000).toFixed(1)} s | ${Math.round(moved.roundTrips * per1000)} | ${Math.ceil(moved.calls * per1000)} | ${moved.pauseMs} ms | ${Math.round(moved.pauseRoundTrips * per1000)} | ${moved.longestGapMs.toFixed(0)} ms | ${moved.refusedWrites} / ${moved.acceptedWrites} |
+
+Production's D1 is further away than local D1: the move costs about its round trips times D1's round trip, e.g.
+${[5, 20, 50].map((ms) => `${((moved.roundTrips * per1000 * ms) / 1000).toFixed(1)} s at ${ms} ms`).join(', ')} per 1,000 scenarios;
+the write pause about its own round trips times the same: ${[5, 20, 50].map((ms) => `${((moved.pauseRoundTrips * per1000 * ms) / 1000).toFixed(1)} s at ${ms} ms`).join(', ')}.
 `);

@@ -536,6 +536,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/accounts/{id}/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move an account to another database
+         * @description Moves the account whole (its keys, scenarios, revisions, events, webhooks, share links and dashboard members and sessions) to another database while it keeps working: copied in batches, caught up, its writes paused for a moment (answered 503 with Retry-After; reads go on from the old copy), the last differences copied, the new copy verified (every row of every table), then switched (what names the old database is forwarded there: one more round trip until a key is rolled) and the old rows removed. One call does at most max_statements D1 statements: call again until done is true. A call after a failure carries on from where the move got to; moving an account to where it is changes nothing.
+         */
+        post: operations["moveAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api_versions": {
         parameters: {
             query?: never;
@@ -1640,6 +1660,65 @@ export interface components {
              * @example 3600
              */
             expires_in: number;
+        };
+        AdminMoveReport: {
+            /**
+             * Format: int64
+             * @example 7
+             */
+            account_id: number;
+            /**
+             * @description The database the account leaves (or left)
+             * @example DB
+             */
+            from: string;
+            /**
+             * @description The database it goes to
+             * @example DB_3
+             */
+            to: string;
+            /**
+             * @description Where the move is
+             * @enum {string}
+             */
+            phase: "copy" | "catch_up" | "pause" | "sync" | "switch" | "clean_up" | "done";
+            /** @description The account is in its new database and the old rows are gone */
+            done: boolean;
+            /**
+             * Format: int64
+             * @description How long the account's writes were paused (503), once they resumed
+             */
+            pause_ms: number | null;
+            /**
+             * Format: int64
+             * @description D1 round trips the move made while writes were paused
+             */
+            pause_round_trips: number | null;
+            /**
+             * Format: int64
+             * @description D1 round trips the move has made so far
+             */
+            round_trips: number;
+            /** @description Rows of the verified copy, per table */
+            rows: {
+                table: string;
+                /** Format: int64 */
+                rows: number;
+            }[] | null;
+        };
+        MoveAccountBody: {
+            /**
+             * @description The database to move the account to: its binding's name in wrangler.toml (DB, DB_2, DB_3, …)
+             * @example DB_3
+             */
+            to: string;
+            /**
+             * Format: int32
+             * @description At most this many D1 statements in this call (default 900, within D1's 1,000 queries an invocation); call again until done
+             * @default 900
+             * @example 900
+             */
+            max_statements: number;
         };
         ApiVersionList: {
             /** @description Every version served, newest first */
@@ -7885,6 +7964,187 @@ export interface operations {
             };
             /** @description Not found (code: not_found) */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (code: payload_too_large) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (code: validation_failed) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (code: rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable (code: unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    moveAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Account id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "to": "DB_3"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MoveAccountBody"];
+            };
+        };
+        responses: {
+            /** @description Where the move got to in this call */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "account_id": 7,
+                     *       "from": "DB",
+                     *       "to": "DB_3",
+                     *       "phase": "done",
+                     *       "done": true,
+                     *       "pause_ms": 41,
+                     *       "pause_round_trips": 9,
+                     *       "round_trips": 63,
+                     *       "rows": [
+                     *         {
+                     *           "table": "accounts",
+                     *           "rows": 1
+                     *         },
+                     *         {
+                     *           "table": "scenarios",
+                     *           "rows": 120
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminMoveReport"];
+                };
+            };
+            /** @description Bad request (code: invalid_json, invalid_query, invalid_header) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid credentials (code: unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (code: not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (code: conflict) */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "API-Version": components["headers"]["API-Version"];

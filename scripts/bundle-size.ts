@@ -17,9 +17,12 @@ import { gzipSync } from 'node:zlib';
  * an isolate starts (`npm run bench:startup`). Raised to 340 with PATCH and share links (issue 34:
  * 323.9 KiB against main's 293.5, +30.4 KiB; bench/README.md, "Bundle size"), and to 360 with API
  * versions (344.1 KiB with all of this round: +16 KiB of versions, of which most is the deflated
- * documents of both versions, a string the isolate scans rather than compiles).
+ * documents of both versions, a string the isolate scans rather than compiles). Raised to 380 with
+ * moving an account (issue 37 part B: 371.2 KiB against main's 348.5, +22.7 KiB: the mover 14.6, a
+ * module loaded by the admin route's dynamic import, so an isolate initialises it only when an
+ * operator moves an account; the admin route, its document parts and the forwardings about 8).
  */
-const MAX_KIB = 360;
+const MAX_KIB = 380;
 
 /**
  * The dashboard Worker (dashboard/wrangler.toml), measured the same way: a Worker of its own, so

@@ -2,15 +2,18 @@
 // Accounts and API keys from the command line, against the local D1 (what `npm start` serves)
 // or, with --remote, the deployed database. Same query functions as the admin API, and what it
 // prints has the admin API's field names (snake_case): an account or a key as JSON, lists as tables.
+import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { experimental_readRawConfig } from 'wrangler';
-import { CreateAccountBody, CreateKeyBody, RollKeyBody, SetApiVersionBody } from '../src/admin/schema.ts';
+import { CreateAccountBody, CreateKeyBody, MOVE_STATEMENTS_MAX, MoveAccountBody, RollKeyBody, SetApiVersionBody } from '../src/admin/schema.ts';
+import { moveAccount, MoveRefusedError, type MoveReport } from '../src/moves/mover.ts';
 import { issueApiKey, mintApiKey } from '../src/auth/issue-key.ts';
 import { createAccount } from '../src/accounts/create.ts';
 import { findAccount, listAccounts, setAccountApiVersion } from '../src/db/accounts.ts';
 import type { Account } from '../src/db/schema.ts';
 import { readConfig } from '../src/env.ts';
-import { databaseOfId } from '../src/db/databases.ts';
+import { databaseIndex, databaseName, databaseOfId } from '../src/db/databases.ts';
+import { accountMovedTo, keyMovedTo } from '../src/db/moves.ts';
 import { listApiKeys, revokeApiKey, rollApiKey } from '../src/db/api-keys.ts';
 import { formatTimestamp, parseRfc3339 } from '../src/http/timestamps.ts';
 import { ApiError } from '../src/http/problem.ts';
@@ -32,6 +35,9 @@ const USAGE = `Usage: npm run keys -- <command> [options] [--remote]
                  a new key like key ID; the old one works SECONDS more (default 86400, 0 = stops now)
   set-api-version --account ID --api-version VERSION
                  pins the account to an API version (GET /api_versions lists them)
+  move-account   --account ID --to DB_3
+                 moves the account whole to that database (wrangler.toml's binding name) while it
+                 keeps working; run it again after a failure and it finishes the move
 
   --remote   use the deployed D1 database instead of the local one (needs wrangler login)`;
 
@@ -46,6 +52,7 @@ const { values, positionals } = parseArgs({
     expires: { type: 'string' },
     'expires-in': { type: 'string' },
     'api-version': { type: 'string' },
+    to: { type: 'string' },
     remote: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -104,6 +111,30 @@ function valid<T>(result: { success: true; data: T } | { success: false; error: 
   fail(result.error.issues.map((issue) => `--${issue.path.map(String).join('.').replace('expires_at', 'expires')}: ${issue.message}`).join('\n'));
 }
 
+/** A local setting `npm start` wrote (`.dev.vars`, `dashboard/.dev.vars`). */
+const devVar = (file: string, name: string) => (existsSync(file) ? new RegExp(`^${name}=(.*)$`, 'm').exec(readFileSync(file, 'utf8'))?.[1]?.trim() : undefined);
+
+/**
+ * Moves the account through the admin API of the `npm start` serving locally (on PORT, else the
+ * port of the origin npm start last wrote, else 8787), calling it until done: the report, or null
+ * when nothing serves there (the CLI then moves it itself).
+ */
+async function moveThroughLocalServer(accountId: number, to: string): Promise<unknown> {
+  const token = devVar('.dev.vars', 'ADMIN_TOKEN');
+  if (!token) return null;
+  const origin = devVar('dashboard/.dev.vars', 'PUBLIC_ORIGIN');
+  const port = process.env.PORT ?? (origin ? new URL(origin).port : '') ?? '8787';
+  const url = `http://127.0.0.1:${port || 8787}/admin/accounts/${accountId}/move`;
+  for (;;) {
+    const reply = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ to }) }).catch(() => null);
+    if (!reply) return null;
+    const body = (await reply.json()) as { done?: boolean; phase?: string; round_trips?: number; detail?: string };
+    if (reply.status !== 200) refuse(body.detail ?? `The move failed: ${reply.status}`);
+    console.error(`${body.phase}${body.done ? '' : '…'} (${body.round_trips} round trips, through npm start)`);
+    if (body.done) return body;
+  }
+}
+
 async function main(): Promise<void> {
   const command = positionals[0];
   if (values.help || !command) {
@@ -113,6 +144,12 @@ async function main(): Promise<void> {
   const { databases, dispose } = await openDatabase({ remote: values.remote ?? false });
   // Accounts and keys are on the database their id names (src/db/databases.ts); an id of no bound database is unknown.
   const on = (id: number) => databases[databaseOfId(id)] ?? refuse(`No database holds id ${id}.`);
+  // An account moved away from the database its id names is where that database's forwarding says (src/moves/).
+  const homeOf = async (id: number, kind: 'account' | 'key'): Promise<number> => {
+    const movedTo = await (kind === 'account' ? accountMovedTo : keyMovedTo)(on(id), id);
+    return movedTo ?? databaseOfId(id);
+  };
+  const at = async (id: number, kind: 'account' | 'key') => databases[await homeOf(id, kind)] ?? refuse(`No database holds id ${id}.`);
   try {
     const now = Date.now();
     switch (command) {
@@ -136,19 +173,19 @@ async function main(): Promise<void> {
       }
       case 'set-api-version': {
         const { api_version: version } = valid(SetApiVersionBody.safeParse({ api_version: required('api-version') }));
-        const account = await setAccountApiVersion(on(id('account')), { id: id('account'), version, now });
+        const account = await setAccountApiVersion(await at(id('account'), 'account'), { id: id('account'), version, now });
         if (!account) refuse(`No account with id ${values.account}.`);
         print(accountFields(account));
         break;
       }
       case 'create-key': {
-        const account = await findAccount(on(id('account')), id('account'));
+        const account = await findAccount(await at(id('account'), 'account'), id('account'));
         if (!account) refuse(`No account with id ${values.account}.`);
         const body = valid(CreateKeyBody.safeParse({ name: values.name, scope: values.scope, expires_at: values.expires }));
         const { scope } = body;
         const expiresAt = body.expires_at === undefined ? null : parseRfc3339(body.expires_at);
         if (expiresAt !== null && expiresAt <= now) fail('--expires must be a future RFC 3339 time');
-        const issued = await issueApiKey(on(account.id), account.id, { name: body.name ?? null, scope, expiresAt, now });
+        const issued = await issueApiKey(await at(account.id, 'account'), account.id, { name: body.name ?? null, scope, expiresAt, now, database: await homeOf(account.id, 'account') });
         if (!issued) refuse(`no account ${account.id}`);
         const { key, row } = issued;
         // The admin API's 201 body; the note goes to stderr, so stdout stays one JSON document.
@@ -158,13 +195,13 @@ async function main(): Promise<void> {
         break;
       }
       case 'list-keys': {
-        const keys = await listApiKeys(on(id('account')), id('account'));
+        const keys = await listApiKeys(await at(id('account'), 'account'), id('account'));
         if (!keys) refuse(`no account ${id('account')}`);
         console.table(keys.map(keyFields));
         break;
       }
       case 'revoke-key': {
-        const row = await revokeApiKey(on(id('key')), id('key'), now);
+        const row = await revokeApiKey(await at(id('key'), 'key'), id('key'), now);
         if (!row) refuse(`No key with id ${values.key}.`);
         // As the admin API answers a revoke: the key, with its (first) revoked_at.
         print(keyFields(row));
@@ -174,14 +211,49 @@ async function main(): Promise<void> {
         const seconds = values['expires-in'];
         if (seconds !== undefined && !/^[0-9]+$/.test(seconds)) fail('--expires-in must be a whole number of seconds');
         const body = valid(RollKeyBody.safeParse(seconds === undefined ? {} : { expires_in: Number(seconds) }));
-        const { key, ...minted } = await mintApiKey(databaseOfId(id('key')));
+        const { key, ...minted } = await mintApiKey(await homeOf(id('key'), 'key'));
         const graceUntil = now + body.expires_in * 1000;
-        const row = await rollApiKey(on(id('key')), { keyId: id('key'), ...minted, now, graceUntil });
+        const row = await rollApiKey(await at(id('key'), 'key'), { keyId: id('key'), ...minted, now, graceUntil });
         if (!row) refuse(`No live key with id ${values.key} (unknown, revoked or expired).`);
         // The admin API's 201 body for a roll; the note goes to stderr.
         const { last_used_at: _used, revoked_at: _revoked, ...created } = keyFields(row);
         print({ ...created, key });
         console.error(`Key ${values.key} stops working at ${formatTimestamp(graceUntil)} (or earlier, if it was to expire sooner). The new key is shown this once.`);
+        break;
+      }
+      case 'move-account': {
+        const { to: name } = valid(MoveAccountBody.safeParse({ to: required('to') }));
+        const to = databaseIndex(name)!;
+        if (!databases[to]) refuse(`No database ${name} is bound in wrangler.toml.`);
+        // Locally, while `npm start` serves, the move goes through its admin API: two processes
+        // writing the same local SQLite files would lock each other out (SQLITE_BUSY).
+        const served = values.remote ? null : await moveThroughLocalServer(id('account'), name);
+        if (served) {
+          print(served);
+          break;
+        }
+        // In steps, as the admin API takes them, each reported on stderr; stdout gets the last report.
+        let report: MoveReport;
+        try {
+          do {
+            report = await moveAccount(databases, { accountId: id('account'), to, budget: MOVE_STATEMENTS_MAX });
+            console.error(`${report.phase}${report.done ? '' : '…'} (${report.roundTrips} round trips)`);
+          } while (!report.done);
+        } catch (error) {
+          if (error instanceof MoveRefusedError) refuse(error.message);
+          throw error;
+        }
+        print({
+          account_id: report.accountId,
+          from: databaseName(report.from),
+          to: databaseName(report.to),
+          phase: report.phase,
+          done: report.done,
+          pause_ms: report.pauseMs,
+          pause_round_trips: report.pauseRoundTrips,
+          round_trips: report.roundTrips,
+          rows: report.rows && Object.entries(report.rows).map(([table, rows]) => ({ table, rows })),
+        });
         break;
       }
       default:

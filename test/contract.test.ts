@@ -48,7 +48,7 @@ describe('the OpenAPI document lists exactly what the app serves', () => {
     const documented = operations.map((o) => `${o.method} ${o.path}`).sort();
     expect(documented).toEqual(servedRoutes());
     expect(documentedOperations().sort()).toEqual(documented);
-    expect(documented).toHaveLength(34);
+    expect(documented).toHaveLength(35);
   });
 
   it('names every operation with a unique camelCase operationId', () => {
@@ -88,6 +88,7 @@ describe('the OpenAPI document lists exactly what the app serves', () => {
       'GET /admin/accounts/{id}/keys': 'listApiKeys',
       'DELETE /admin/keys/{id}': 'revokeApiKey',
       'POST /admin/keys/{id}/roll': 'rollApiKey',
+      'POST /admin/accounts/{id}/move': 'moveAccount',
     });
     for (const id of Object.values(ids)) expect(id).toMatch(/^[a-z][A-Za-z]*$/);
   });

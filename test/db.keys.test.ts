@@ -86,6 +86,7 @@ describe('api keys', () => {
       accountName: 'Owner Ltd',
       accountEmail: owner.email,
       accountApiVersion: '2026-11-21',
+      writesPaused: false,
     });
   });
 

@@ -16,6 +16,7 @@ const SHARED_WITH_DASHBOARD = [
   'src/db/directory.ts',
   'src/db/events.ts',
   'src/db/execute.ts',
+  'src/db/moves.ts',
   'src/db/receipts.ts',
   'src/db/rows.ts',
   'src/db/schema.ts',

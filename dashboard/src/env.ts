@@ -54,5 +54,7 @@ export interface DashboardEnv {
     client: Client;
     /** The session cookie's value, when the request carries one. */
     sessionId: string | null;
+    /** The database of the session's account, when it was moved from the one the session names (moved.ts). */
+    sessionDatabase: number | null;
   };
 }

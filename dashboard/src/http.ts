@@ -6,7 +6,7 @@ import { STYLESHEET } from './assets.ts';
 import { readDatabases } from '../../src/env.ts';
 import { readConfig, type DashboardEnv } from './env.ts';
 import { openFlash, sealFlash, type Flash } from './flash.ts';
-import { databaseOfSecret, formToken, sameText, sessionIdFrom } from './session.ts';
+import { databaseOfSecret, formToken, sameText, SESSION_DATABASE_HEADER, sessionIdFrom } from './session.ts';
 import { BASE } from './views.tsx';
 
 // Only this Worker's own stylesheet and script; forms post only here; never framed; the sign-in
@@ -30,6 +30,9 @@ export const requestContext: MiddlewareHandler<DashboardEnv> = async (c, next) =
   c.set('config', readConfig(c.env));
   c.set('client', { address: c.req.header('cf-connecting-ip') ?? null, userAgent: c.req.header('user-agent')?.slice(0, 300) ?? null });
   c.set('sessionId', sessionIdFrom(c.req.header('cookie')));
+  // Set only by this Worker (moved.ts removes a client's), on the second try of a moved account's session.
+  const moved = c.req.header(SESSION_DATABASE_HEADER);
+  c.set('sessionDatabase', moved !== undefined && /^[0-9]{1,2}$/.test(moved) ? Number(moved) : null);
   await next();
 };
 
@@ -99,13 +102,13 @@ export async function signedInForm(
  */
 export function sessionDb(c: Context<DashboardEnv>): D1Database {
   const sessionId = c.get('sessionId');
-  return (sessionId === null ? undefined : readDatabases(c.env)[databaseOfSecret(sessionId)]) ?? c.env.DB;
+  return (sessionId === null ? undefined : readDatabases(c.env)[sessionDatabase(c)]) ?? c.env.DB;
 }
 
 /** The database the request's session names (its index; 0 is DB), for what names it in turn (a new key). */
 export function sessionDatabase(c: Context<DashboardEnv>): number {
   const sessionId = c.get('sessionId');
-  return sessionId === null ? 0 : databaseOfSecret(sessionId);
+  return sessionId === null ? 0 : (c.get('sessionDatabase') ?? databaseOfSecret(sessionId));
 }
 
 /** Seals a change's flash under the request's session (flash.ts): what the page after it shows once. */

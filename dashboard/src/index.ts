@@ -3,12 +3,12 @@
 // ended sessions.
 import { forEachDatabase } from '../../src/db/databases.ts';
 import { readDatabases } from '../../src/env.ts';
-import { dashboardApp } from './app.ts';
 import type { DashboardBindings } from './env.ts';
+import { serveDashboard } from './moved.ts';
 import { prune } from './workflows.ts';
 
 export default {
-  fetch: (request, env, ctx) => dashboardApp.fetch(request, env, ctx),
+  fetch: (request, env, ctx) => serveDashboard(request, env, ctx),
   async scheduled(_controller, env) {
     // Every database: each holds its own accounts' sessions, links and audit rows.
     const now = Date.now();

@@ -32,6 +32,9 @@ export function newSecretOn(database: number): string {
   return BASE64URL[database] + newSecret().slice(1);
 }
 
+/** Set by this Worker on the second try of a moved account's session (moved.ts), never taken from a client: its database. */
+export const SESSION_DATABASE_HEADER = 'X-Dashboard-Session-Database';
+
 /** The database a session id or link token names (its index; 0 is DB). */
 export function databaseOfSecret(secret: string): number {
   return Math.max(0, BASE64URL.indexOf(secret[0] ?? 'A'));

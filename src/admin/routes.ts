@@ -8,18 +8,21 @@ import { requireAdmin } from '../auth/admin.ts';
 import { issueApiKey, mintApiKey } from '../auth/issue-key.ts';
 import { createAccount, NO_ROOM } from '../accounts/create.ts';
 import { listApiKeys, revokeApiKey, rollApiKey } from '../db/api-keys.ts';
-import { databaseOfId } from '../db/databases.ts';
+import { databaseIndex, databaseName, databaseOfId } from '../db/databases.ts';
+import { accountMovedTo, keyMovedTo } from '../db/moves.ts';
 import type { ApiKey } from '../db/schema.ts';
+import type { Session } from '../db/statement.ts';
 import { readConfig, readDatabases, type AppEnv } from '../env.ts';
 import { useDatabase } from '../http/middleware.ts';
 import { documented, headers, jsonContent, problemResponses } from '../http/openapi.ts';
-import { idSchema, TimestampSchema } from '../http/scalars.ts';
+import { idSchema, int, TimestampSchema } from '../http/scalars.ts';
 import { ApiError } from '../http/problem.ts';
 import { formatTimestamp, parseRfc3339 } from '../http/timestamps.ts';
 import { strictUtf8JsonBody } from '../http/body.ts';
 import { noQueryParameters } from '../http/query.ts';
 import { validationHook } from '../http/validation.ts';
-import { ACCOUNT_NAME_MAX, CreateAccountBody, CreateKeyBody, EMAIL_MAX, KEY_NAME_MAX, RollKeyBody, SetApiVersionBody } from './schema.ts';
+import { ACCOUNT_NAME_MAX, CreateAccountBody, CreateKeyBody, EMAIL_MAX, KEY_NAME_MAX, MoveAccountBody, RollKeyBody, SetApiVersionBody } from './schema.ts';
+import type { MoveReport } from '../moves/mover.ts';
 import { setAccountApiVersion } from '../db/accounts.ts';
 import type { Account } from '../db/schema.ts';
 import { API_VERSIONS } from '../api-versions.ts';
@@ -82,6 +85,43 @@ const CreatedKeySchema = documented(() =>
 );
 
 const json = jsonContent;
+
+/** A move's counts (round trips, milliseconds, rows): JavaScript's exact integers. */
+const MAX_COUNT = Number.MAX_SAFE_INTEGER;
+
+const MoveReportSchema = documented(() =>
+  z
+    .strictObject({
+      account_id: idSchema().openapi({ example: 7 }),
+      from: z.string().max(5).openapi({ description: 'The database the account leaves (or left)', example: 'DB' }),
+      to: z.string().max(5).openapi({ description: 'The database it goes to', example: 'DB_3' }),
+      phase: z.enum(['copy', 'catch_up', 'pause', 'sync', 'switch', 'clean_up', 'done']).openapi({ description: 'Where the move is' }),
+      done: z.boolean().openapi({ description: 'The account is in its new database and the old rows are gone' }),
+      pause_ms: int(0, MAX_COUNT).nullable().openapi({ description: "How long the account's writes were paused (503), once they resumed" }),
+      pause_round_trips: int(0, MAX_COUNT).nullable().openapi({ description: 'D1 round trips the move made while writes were paused' }),
+      round_trips: int(0, MAX_COUNT).openapi({ description: 'D1 round trips the move has made so far' }),
+      rows: z
+        .array(z.strictObject({ table: z.string().max(64), rows: int(0, MAX_COUNT) }))
+        .max(64)
+        .nullable()
+        .openapi({ description: 'Rows of the verified copy, per table' }),
+    })
+    .openapi('AdminMoveReport'),
+);
+
+function toMoveReport(report: MoveReport): z.infer<typeof MoveReportSchema> {
+  return {
+    account_id: report.accountId,
+    from: databaseName(report.from),
+    to: databaseName(report.to),
+    phase: report.phase,
+    done: report.done,
+    pause_ms: report.pauseMs,
+    pause_round_trips: report.pauseRoundTrips,
+    round_trips: report.roundTrips,
+    rows: report.rows && Object.entries(report.rows).map(([table, rows]) => ({ table, rows })),
+  };
+}
 const KEY_NOT_FOUND = 'No key with that id';
 const security = [{ AdminToken: [] }];
 const EXAMPLE_KEY = {
@@ -117,11 +157,18 @@ function toAccountForm(account: Account): z.infer<typeof AccountSchema> {
 }
 
 /**
- * Puts the request on the database an account or key id names (src/db/databases.ts); `false` for
- * an id of no bound database, which is then as unknown as any other.
+ * Runs `work` on the database an account or key id names (src/db/databases.ts); when it finds
+ * nothing there and the account was moved away (its forwarding, db/moves.ts), once more on the
+ * database it went to: one more round trip for a moved account only. The old database's statements
+ * refuse a moved account's rows (db/api-keys.ts `notMovedAway`), which stay until the move's
+ * clean-up. Null for an id of no bound database or nothing found.
  */
-function useDatabaseOf(c: Context<AppEnv>, id: number): boolean {
-  return useDatabase(c, databaseOfId(id));
+async function atHome<T>(c: Context<AppEnv>, id: number, kind: 'account' | 'key', work: (db: Session) => Promise<T | null>): Promise<T | null> {
+  if (!useDatabase(c, databaseOfId(id))) return null;
+  const found = await work(c.get('db'));
+  if (found !== null) return found;
+  const movedTo = kind === 'account' ? await accountMovedTo(c.get('db'), id) : await keyMovedTo(c.get('db'), id);
+  return movedTo !== null && useDatabase(c, movedTo) ? work(c.get('db')) : null;
 }
 
 export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
@@ -176,8 +223,7 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     }),
     async (c) => {
       const id = Number(c.req.valid('param').id);
-      if (!useDatabaseOf(c, id)) throw noAccount();
-      const account = await setAccountApiVersion(c.get('db'), { id, version: c.req.valid('json').api_version, now: Date.now() });
+      const account = await atHome(c, id, 'account', (db) => setAccountApiVersion(db, { id, version: c.req.valid('json').api_version, now: Date.now() }));
       if (!account) throw noAccount();
       return c.json(toAccountForm(account), 200);
     },
@@ -215,8 +261,10 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
           errors: [{ path: 'expires_at', message: 'must be in the future' }],
         });
       }
-      if (!useDatabaseOf(c, accountId)) throw noAccount();
-      const issued = await issueApiKey(c.get('db'), accountId, { name: body.name ?? null, scope: body.scope, expiresAt, now });
+      // The key names the database the account is on (where it was moved, if it was).
+      const issued = await atHome(c, accountId, 'account', (db) =>
+        issueApiKey(db, accountId, { name: body.name ?? null, scope: body.scope, expiresAt, now, database: c.get('database') }),
+      );
       if (!issued) throw noAccount();
       const { key, row } = issued;
       const { last_used_at: _used, revoked_at: _revoked, ...shown } = toKey(row);
@@ -247,8 +295,7 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     }),
     async (c) => {
       const accountId = Number(c.req.valid('param').id);
-      if (!useDatabaseOf(c, accountId)) throw noAccount();
-      const keys = await listApiKeys(c.get('db'), accountId);
+      const keys = await atHome(c, accountId, 'account', (db) => listApiKeys(db, accountId));
       if (!keys) throw noAccount();
       return c.json({ data: keys.map(toKey) }, 200);
     },
@@ -275,8 +322,7 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     }),
     async (c) => {
       const keyId = Number(c.req.valid('param').id);
-      if (!useDatabaseOf(c, keyId)) throw new ApiError('not_found', KEY_NOT_FOUND);
-      const row = await revokeApiKey(c.get('db'), keyId, Date.now());
+      const row = await atHome(c, keyId, 'key', (db) => revokeApiKey(db, keyId, Date.now()));
       if (!row) throw new ApiError('not_found', KEY_NOT_FOUND);
       return c.json(toKey(row), 200);
     },
@@ -307,13 +353,60 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     async (c) => {
       const now = Date.now();
       const keyId = Number(c.req.valid('param').id);
-      if (!useDatabaseOf(c, keyId)) throw new ApiError('not_found', 'No live key with that id');
-      // The new key names the database of the old one's account, where both are (the id says which).
-      const { key, ...minted } = await mintApiKey(databaseOfId(keyId));
       const graceUntil = now + c.req.valid('json').expires_in * 1000;
-      const row = await rollApiKey(c.get('db'), { keyId, ...minted, now, graceUntil });
+      let key = '';
+      const row = await atHome(c, keyId, 'key', async (db) => {
+        // The new key names the database of the old one's account, where both are.
+        const minted = await mintApiKey(c.get('database'));
+        key = minted.key;
+        return rollApiKey(db, { keyId, ...minted, now, graceUntil });
+      });
       if (!row) throw new ApiError('not_found', 'No live key with that id');
       const { last_used_at: _used, revoked_at: _revoked, ...shown } = toKey(row);
       return c.json({ ...shown, key }, 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/accounts/{id}/move',
+      operationId: 'moveAccount',
+      summary: 'Move an account to another database',
+      description:
+        'Moves the account whole (its keys, scenarios, revisions, events, webhooks, share links and dashboard members and sessions) to ' +
+        'another database while it keeps working: copied in batches, caught up, its writes paused for a moment (answered 503 with ' +
+        'Retry-After; reads go on from the old copy), the last differences copied, the new copy verified (every row of every table), ' +
+        'then switched (what names the old database is forwarded there: one more round trip until a key is rolled) and the old rows ' +
+        'removed. One call does at most max_statements D1 statements: call again until done is true. A call after a failure carries ' +
+        'on from where the move got to; moving an account to where it is changes nothing.',
+      tags: ['Admin'],
+      security,
+      middleware: [requireAdmin, noQueryParameters, strictUtf8JsonBody] as const,
+      request: { params: IdParam('Account'), body: { required: true, content: json(MoveAccountBody, { to: 'DB_3' }) } },
+      responses: documented(() => ({
+        200: {
+          description: 'Where the move got to in this call',
+          headers: headers(),
+          content: json(MoveReportSchema, { account_id: 7, from: 'DB', to: 'DB_3', phase: 'done', done: true, pause_ms: 41, pause_round_trips: 9, round_trips: 63, rows: [{ table: 'accounts', rows: 1 }, { table: 'scenarios', rows: 120 }] }),
+        },
+        ...problemResponses('admin', 'not_found', ['conflict', 'The account is being moved to another database: finish that move first'], 'invalid_json', 'validation_failed', 'payload_too_large'),
+      })),
+    }),
+    async (c) => {
+      const accountId = Number(c.req.valid('param').id);
+      const body = c.req.valid('json');
+      const to = databaseIndex(body.to)!;
+      const databases = readDatabases(c.env);
+      if (!databases[to]) {
+        throw new ApiError('validation_failed', 'The request body has 1 problem; see errors', { errors: [{ path: 'to', message: `no database ${body.to} is bound` }] });
+      }
+      const { moveAccount, MoveRefusedError } = await import('../moves/mover.ts');
+      try {
+        const report = await moveAccount(databases, { accountId, to, budget: body.max_statements });
+        return c.json(toMoveReport(report), 200);
+      } catch (error) {
+        if (error instanceof MoveRefusedError) throw new ApiError(error.reason, error.message);
+        throw error;
+      }
     },
   );

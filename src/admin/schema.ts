@@ -50,3 +50,19 @@ export const SetApiVersionBody = z
     api_version: z.enum(API_VERSIONS).openapi({ description: 'One of the versions GET /api_versions lists', example: '2026-12-01' }),
   })
   .openapi('SetApiVersionBody');
+
+/** Statements one call of the move may send: D1 takes 1,000 queries an invocation; some are left for the call's own. */
+export const MOVE_STATEMENTS_MAX = 900;
+
+export const MoveAccountBody = z
+  .strictObject({
+    to: z
+      .string()
+      .max(5)
+      .regex(/^DB(_([2-9]|1[0-3]))?$/)
+      .openapi({ description: "The database to move the account to: its binding's name in wrangler.toml (DB, DB_2, DB_3, …)", example: 'DB_3' }),
+    max_statements: int(50, MOVE_STATEMENTS_MAX)
+      .default(MOVE_STATEMENTS_MAX)
+      .openapi({ description: 'At most this many D1 statements in this call (default 900, within D1\'s 1,000 queries an invocation); call again until done', example: 900 }),
+  })
+  .openapi('MoveAccountBody');

@@ -84,7 +84,7 @@ export function apiKey(access: KeyAccess): MiddlewareHandler<AppEnv> {
     }
     // Replies that do not name a policy of their own carry the key's (src/http/middleware.ts).
     c.set('rateLimitPolicy', policy);
-    const path = keyed(c.get('db'), { keyHash, now: Date.now(), address }, access, { database, maxBytes: databaseMaxBytes });
+    const path = keyed(c.get('db'), { keyHash, now: Date.now(), address }, access, { database, maxBytes: databaseMaxBytes }, (to) => forwardTo(c, to));
     c.set('keyed', path);
 
     await next();
@@ -106,9 +106,23 @@ export function apiKey(access: KeyAccess): MiddlewareHandler<AppEnv> {
     const bytes = sizeToRecord(path.size, databaseMaxBytes);
     if (bytes !== null) {
       const sessions = readDatabases(c.env).map((db) => db.withSession('first-primary'));
-      c.executionCtx.waitUntil(recordDatabaseSize(sessions, database, bytes, Date.now()).catch(() => undefined));
+      c.executionCtx.waitUntil(recordDatabaseSize(sessions, c.get('database'), bytes, Date.now()).catch(() => undefined));
     }
   };
+}
+
+/**
+ * The request moves to database `database`, where its key's account was moved (auth/keyed.ts): a
+ * session there on the primary (the client's bookmark is of the database it left), for the rest of
+ * the request and its reply's X-D1-Bookmark. Null when no such database is bound.
+ */
+function forwardTo(c: Context<AppEnv>, database: number): D1DatabaseSession | null {
+  const binding = readDatabases(c.env)[database];
+  if (!binding) return null;
+  const session = binding.withSession('first-primary');
+  c.set('db', session);
+  c.set('database', database);
+  return session;
 }
 
 /**

@@ -22,13 +22,17 @@ export async function mintApiKey(database: number): Promise<MintedKey> {
   return { key, keyHash: await hashApiKey(key), prefix: displayPrefix(key), lastFour: lastFour(key) };
 }
 
-/** A key for an account; `null` when there is no such account. `session` is on the account's database. */
+/**
+ * A key for an account; `null` when there is no such account. `session` is on the account's
+ * database, `database` (its index): the one its id names unless the account was moved.
+ */
 export async function issueApiKey(
   session: Session,
   accountId: number,
-  options: { name: string | null; scope: KeyScope; expiresAt: number | null; now: number },
+  options: { name: string | null; scope: KeyScope; expiresAt: number | null; now: number; database?: number },
 ): Promise<{ key: string; row: ApiKey } | null> {
-  const { key, ...stored } = await mintApiKey(databaseOfId(accountId));
-  const row = await insertApiKey(session, { accountId, ...stored, ...options });
+  const { database = databaseOfId(accountId), ...values } = options;
+  const { key, ...stored } = await mintApiKey(database);
+  const row = await insertApiKey(session, { accountId, ...stored, ...values });
   return row ? { key, row } : null;
 }

@@ -14,7 +14,10 @@ import { FAILED_AUTH_POLICY, throttledHeaders } from './rate-limit-headers.ts';
 
 export type { Caller, Keyed };
 
-const FAILING: Record<Exclude<KeyRefusal, 'read_only' | 'throttled'>, string> = {
+/** Seconds a write refused during a move's write pause is told to wait (Retry-After). */
+export const MOVE_RETRY_AFTER_SECONDS = 2;
+
+const FAILING: Record<Exclude<KeyRefusal, 'read_only' | 'throttled' | 'paused'>, string> = {
   unknown: 'The API key is not valid',
   revoked: 'The API key has been revoked',
   expired: 'The API key has expired',
@@ -36,7 +39,11 @@ export class KeyRefusedError extends ApiError {
 
   constructor(reason: KeyRefusal) {
     const problem =
-      reason === 'throttled'
+      reason === 'paused'
+        ? new ApiError('unavailable', 'This account is being moved to another database; writes resume in a moment', {
+            headers: { 'Retry-After': String(MOVE_RETRY_AFTER_SECONDS) },
+          })
+        : reason === 'throttled'
         ? new ApiError('rate_limited', 'Too many failed authentication attempts; wait a minute', { headers: throttledHeaders() })
         : reason === 'read_only'
           ? new ApiError('forbidden', 'This API key is read-only; this operation needs a read_write key')
@@ -47,22 +54,45 @@ export class KeyRefusedError extends ApiError {
 
   /** Whether the refusal counts as a failed authentication against the client's address. */
   get failing(): boolean {
-    return this.reason !== 'read_only' && this.reason !== 'throttled';
+    return this.reason !== 'read_only' && this.reason !== 'throttled' && this.reason !== 'paused';
   }
 }
+
+/**
+ * The session on database `database` where a key's account was moved (and the request's record of
+ * it), or null when no such database is bound.
+ */
+export type Forward = (database: number) => Session | null;
 
 /**
  * The keyed runner of one request: `access` is the route's (`read` or `write`); `room`, the
  * request's database and its DATABASE_MAX_BYTES, which the guarded writes bind (src/db/sizes.ts).
  * A write's batch also reads its database's recorded size, and keeps it with D1's size after the
- * batch (`size`), for the middleware to record once the reply is out.
+ * batch (`size`), for the middleware to record once the reply is out. A key of an account moved to
+ * another database finds its forwarding in the batch instead of its row (`#moved`): the same
+ * statements then run there (`forward`), one more round trip until the key is rolled. (They were
+ * bound for the database the key names: their room guard reads that database's recorded size.)
  */
-export function keyed(session: Session, key: KeyCheck, access: KeyAccess, room: Room = { database: 0, maxBytes: DEFAULT_CONFIG.databaseMaxBytes }): Keyed {
+export function keyed(
+  session: Session,
+  key: KeyCheck,
+  access: KeyAccess,
+  room: Room = { database: 0, maxBytes: DEFAULT_CONFIG.databaseMaxBytes },
+  forward?: Forward,
+): Keyed {
   let caller: Caller | null = null;
   let size: SizeSeen | null = null;
+  let on = session;
   const values = { ...key, ...room };
+  const runOn = (target: Session, database: number, statements: Batch) => {
+    const head: Batch = { '#throttle': keyHead.throttle(target, key), '#key': keyHead.key(target, key), '#moved': keyHead.moved(target, key) };
+    if (access === 'write') head['#size'] = ownSize(target, { ...room, database });
+    return runMeasuredBatch(target, { ...head, ...statements });
+  };
   return {
-    session,
+    get session() {
+      return on;
+    },
     key: values,
     get caller() {
       return caller;
@@ -71,10 +101,14 @@ export function keyed(session: Session, key: KeyCheck, access: KeyAccess, room: 
       return size;
     },
     async run(statements) {
-      const head: Batch = { '#throttle': keyHead.throttle(session, key), '#key': keyHead.key(session, key) };
-      if (access === 'write') head['#size'] = ownSize(session, room);
-      const measured = await runMeasuredBatch(session, { ...head, ...statements });
-      const { '#throttle': throttle = [], '#key': keyRow = [], '#size': recorded, ...rows } = measured.rows;
+      let measured = await runOn(on, room.database, statements);
+      const movedTo = measured.rows['#key']?.length ? undefined : (measured.rows['#moved']?.[0]?.database as number | undefined);
+      const there = movedTo === undefined ? null : (forward?.(movedTo) ?? null);
+      if (there) {
+        on = there;
+        measured = await runOn(on, movedTo!, statements);
+      }
+      const { '#throttle': throttle = [], '#key': keyRow = [], '#moved': _moved, '#size': recorded, ...rows } = measured.rows;
       const state = toKeyState(throttle, keyRow);
       const refusal = keyRefusal(state, access, key.now);
       if (refusal !== null || !state.key) throw new KeyRefusedError(refusal ?? 'unknown');

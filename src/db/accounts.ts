@@ -1,5 +1,6 @@
 // Accounts: the owners of keys and scenarios.
 import { sql } from 'drizzle-orm/sql/sql';
+import { newAccountId, notMovedAway } from './api-keys.ts';
 import { idBase } from './databases.ts';
 import { runBatch, runOne } from './execute.ts';
 import { newChangeId } from './receipts.ts';
@@ -12,13 +13,10 @@ const toAccount = rowReader(accounts);
 
 type NewAccount = { name: string; email: string; now: number; changeId: string; base: number; apiVersion: string };
 
-// The id says which database holds the account (databases.ts): the first database's come from
-// AUTOINCREMENT as they always did (null), another's follow its block's base.
+// The id says which database holds the account (api-keys.ts `newAccountId`).
 const insert = statement<NewAccount>(
   () => sql`insert into ${accounts} (id, name, email, created_at, change_id, api_version)
-    select case when ${sql.placeholder('base')} = 0 then null else max(${sql.placeholder('base')}, coalesce(max(${accounts.id}), 0)) + 1 end,
-      ${sql.placeholder('name')}, ${sql.placeholder('email')}, ${sql.placeholder('now')}, ${sql.placeholder('changeId')}, ${sql.placeholder('apiVersion')}
-    from ${accounts} where true
+    select ${newAccountId()}, ${sql.placeholder('name')}, ${sql.placeholder('email')}, ${sql.placeholder('now')}, ${sql.placeholder('changeId')}, ${sql.placeholder('apiVersion')}
     on conflict do nothing`,
 );
 
@@ -48,7 +46,7 @@ export async function insertAccount(
   return row ? toAccount(row) : null;
 }
 
-const byId = statement<{ id: number }>(() => sql`select * from ${accounts} where ${accounts.id} = ${sql.placeholder('id')}`);
+const byId = statement<{ id: number }>(() => sql`select * from ${accounts} where ${accounts.id} = ${sql.placeholder('id')} and ${notMovedAway(sql`${accounts.id}`)}`);
 
 export async function findAccount(session: Session, id: number): Promise<Account | null> {
   const [row] = await runOne(session, byId(session, { id }));
@@ -79,7 +77,7 @@ const setVersion = statement<{ id: number; version: string; now: number; onlyFro
       ${sql.identifier(accounts.previousApiVersion.name)} = case when ${accounts.apiVersion} = ${sql.placeholder('version')} then ${accounts.previousApiVersion} else ${accounts.apiVersion} end,
       ${sql.identifier(accounts.apiVersionChangedAt.name)} = case when ${accounts.apiVersion} = ${sql.placeholder('version')} then ${accounts.apiVersionChangedAt} else ${sql.placeholder('now')} end,
       ${sql.identifier(accounts.apiVersion.name)} = ${sql.placeholder('version')}
-    where ${accounts.id} = ${sql.placeholder('id')} and (${sql.placeholder('onlyFrom')} is null or ${accounts.apiVersion} = ${sql.placeholder('onlyFrom')})
+    where ${accounts.id} = ${sql.placeholder('id')} and ${notMovedAway(sql`${accounts.id}`)} and (${sql.placeholder('onlyFrom')} is null or ${accounts.apiVersion} = ${sql.placeholder('onlyFrom')})
     returning *`,
 );
 

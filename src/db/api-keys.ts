@@ -7,7 +7,7 @@
 import { sql, type SQL } from 'drizzle-orm/sql/sql';
 import { throttleOf } from './auth-throttles.ts';
 import { runBatch, runOne, type Batch, type BatchRows } from './execute.ts';
-import { accounts, apiKeys, type ApiKey, type KeyScope } from './schema.ts';
+import { accountMoves, accounts, apiKeys, movedRefs, type ApiKey, type KeyScope } from './schema.ts';
 import type { Room, SizeSeen } from './sizes.ts';
 import { statement, type RawRow, type Session } from './statement.ts';
 import { rowReader } from './rows.ts';
@@ -23,17 +23,31 @@ export interface KeyCheck {
 export type KeyAccess = 'read' | 'write';
 
 /**
+ * The account (an id column or expression) was not moved away from this database: its rows here
+ * are a verified copy waiting for the move's clean-up, which nothing may read or change.
+ */
+export const notMovedAway = (accountId: SQL) =>
+  sql`not exists (select 1 from ${accountMoves} where ${accountMoves.accountId} = ${accountId} and ${accountMoves.state} = 'moved')`;
+
+/** True while the key's account is in the write pause of a move (db/schema.ts `accountMoves`). */
+const writesPaused = () =>
+  sql`exists (select 1 from ${accountMoves} where ${accountMoves.accountId} = ${apiKeys.accountId} and ${accountMoves.state} = 'paused')`;
+
+/**
  * The key rule in SQL: the WHERE condition on api_keys of a live key with that hash (placeholders
  * keyHash and now). A throttled client address does not matter here: a valid key keeps working
- * from it (see `keyRefusal`).
+ * from it (see `keyRefusal`). A write is refused while the account's move pauses writes (reads go on).
  */
 export function liveKey(access: KeyAccess): SQL {
   const live = sql`${apiKeys.keyHash} = ${sql.placeholder('keyHash')} and ${apiKeys.revokedAt} is null and (${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > ${sql.placeholder('now')})`;
-  return access === 'write' ? sql`${live} and ${apiKeys.scope} = 'read_write'` : live;
+  return access === 'write' ? sql`${live} and ${apiKeys.scope} = 'read_write' and not ${writesPaused()}` : live;
 }
 
-/** Why a key was refused. `throttled`: a failing key from an address over its failure limit. */
-export type KeyRefusal = 'throttled' | 'unknown' | 'revoked' | 'expired' | 'read_only';
+/**
+ * Why a key was refused. `throttled`: a failing key from an address over its failure limit;
+ * `paused`: a write while the account is being moved (503, try again in a moment).
+ */
+export type KeyRefusal = 'throttled' | 'unknown' | 'revoked' | 'expired' | 'read_only' | 'paused';
 
 /**
  * The key rule in TypeScript, read from the key's row: null when `liveKey(access)` admits the key,
@@ -46,6 +60,7 @@ export function keyRefusal({ throttled, key }: KeyState, access: KeyAccess, now:
   const failing = !key ? 'unknown' : key.revokedAt !== null ? 'revoked' : key.expiresAt !== null && key.expiresAt <= now ? 'expired' : null;
   if (failing) return throttled ? 'throttled' : failing;
   if (access === 'write' && key?.scope !== 'read_write') return 'read_only';
+  if (access === 'write' && key?.writesPaused) return 'paused';
   return null;
 }
 
@@ -66,19 +81,34 @@ export interface KeyWithAccount {
   accountEmail: string;
   /** The API version the account is pinned to: what its requests without API-Version get. */
   accountApiVersion: string;
+  /** The account is in the write pause of a move. */
+  writesPaused: boolean;
 }
 
 /** Sent in the same batch as the work the key guards, so every answer comes from one round trip. */
 export const keyWithAccount = statement<{ keyHash: string }>(
   () => sql`select ${apiKeys.id} as id, ${apiKeys.scope} as scope, ${apiKeys.expiresAt} as expires_at,
     ${apiKeys.revokedAt} as revoked_at, ${apiKeys.lastUsedAt} as last_used_at, ${accounts.id} as account_id,
-    ${accounts.name} as account_name, ${accounts.email} as account_email, ${accounts.apiVersion} as account_api_version
+    ${accounts.name} as account_name, ${accounts.email} as account_email, ${accounts.apiVersion} as account_api_version,
+    ${writesPaused()} as writes_paused
     from ${apiKeys} inner join ${accounts} on ${accounts.id} = ${apiKeys.accountId}
     where ${apiKeys.keyHash} = ${sql.placeholder('keyHash')}`,
 );
 
-/** The head of every API-key request's batch, by name: the address's throttle and the key's row. */
-export const keyHead = { throttle: throttleOf, key: keyWithAccount } as const;
+/**
+ * Where a key of a moved account went: the database its account's forwarding names (a row only
+ * for a key of an account moved away from this database, db/schema.ts `movedRefs`).
+ */
+export const keyForwarding = statement<{ keyHash: string }>(
+  () => sql`select ${accountMoves.database} as database from ${movedRefs} join ${accountMoves} on ${accountMoves.accountId} = ${movedRefs.accountId}
+    where ${movedRefs.ref} = ${sql.placeholder('keyHash')} and ${accountMoves.state} in ('moved', 'paused')`,
+);
+
+/**
+ * The head of every API-key request's batch, by name: the address's throttle, the key's row, and
+ * (found only for a key of an account moved away) where the key went.
+ */
+export const keyHead = { throttle: throttleOf, key: keyWithAccount, moved: keyForwarding } as const;
 
 /** What the head of the batch says, for `keyRefusal` to judge. */
 export interface KeyState {
@@ -103,6 +133,7 @@ export function toKeyWithAccount(row: RawRow | undefined): KeyWithAccount | null
     accountName: row.account_name as string,
     accountEmail: row.account_email as string,
     accountApiVersion: row.account_api_version as string,
+    writesPaused: row.writes_paused === 1,
   };
 }
 
@@ -116,12 +147,13 @@ export const toApiKey = rowReader(apiKeys);
 const touch = statement<{ keyId: number; now: number; staleBefore: number }>(
   () => sql`update ${apiKeys} set ${sql.identifier(apiKeys.lastUsedAt.name)} = ${sql.placeholder('now')}
     where ${apiKeys.id} = ${sql.placeholder('keyId')}
-    and (${apiKeys.lastUsedAt} is null or ${apiKeys.lastUsedAt} < ${sql.placeholder('staleBefore')})`,
+    and (${apiKeys.lastUsedAt} is null or ${apiKeys.lastUsedAt} < ${sql.placeholder('staleBefore')}) and not ${writesPaused()}`,
 );
 
 /**
  * Records use of a key, at most once per `granularityMs`: the WHERE clause makes a fresh
- * timestamp a no-op, so concurrent requests do not all write.
+ * timestamp a no-op, so concurrent requests do not all write. Not while a move pauses the
+ * account's writes (the copy being verified must not change under it).
  */
 export async function touchKeyLastUsed(session: Session, keyId: number, now: number, granularityMs: number): Promise<void> {
   await runOne(session, touch(session, { keyId, now, staleBefore: now - granularityMs }));
@@ -129,14 +161,31 @@ export async function touchKeyLastUsed(session: Session, keyId: number, now: num
 
 /**
  * The id of a new key of the account `accountId` (an SQL expression): ids name their database
- * (databases.ts), so the first database's keys take AUTOINCREMENT's as they always did (null),
- * and another's the next id of its block, found from the account's own id (every key of a
- * database belongs to an account of its block).
+ * (databases.ts). The database is the account's block, unless the account was moved here (its
+ * `arrived` row names this database). The next id of that block after every key it holds or held
+ * (a moved-away account's key ids stay in `moved_refs`), so no id is ever given out twice.
+ * 1099511627776 is ID_BLOCK (2^40), written into the SQL text as an integer literal, so the
+ * division stays an integer division (test/capacity.test.ts holds the two equal).
  */
 export function newKeyId(accountId: SQL): SQL {
-  // 1099511627776 is ID_BLOCK (2^40), written into the SQL text as an integer literal, so the
-  // division stays an integer division (test/capacity.test.ts holds the two equal).
-  return sql`case when ${accountId} < 1099511627776 then null else max(${accountId} / 1099511627776 * 1099511627776, coalesce((select max(${apiKeys.id}) from ${apiKeys}), 0)) + 1 end`;
+  const base = sql`(coalesce((select ${accountMoves.database} from ${accountMoves} where ${accountMoves.accountId} = ${accountId} and ${accountMoves.state} = 'arrived'), ${accountId} / 1099511627776) * 1099511627776)`;
+  const inBlock = (column: SQL) => sql`${column} > ${base} and ${column} <= ${base} + 1099511627776`;
+  return sql`max(${base}, coalesce((select max(k.id) from ${apiKeys} as k where ${inBlock(sql`k.id`)}), 0),
+    coalesce((select max(m.key_id) from ${movedRefs} as m where ${inBlock(sql`m.key_id`)}), 0)) + 1`;
+}
+
+/**
+ * The id of a new account of the database whose block starts after the placeholder `base`
+ * (databases.ts): the next of that block after every account this database holds or forwards (an
+ * account moved in keeps its id from another block; one moved away leaves its `account_moves` row),
+ * so no id is given out twice. For the first database that is what AUTOINCREMENT gave; explicit, as
+ * a moved-in id would carry AUTOINCREMENT's counter into another block.
+ */
+export function newAccountId(): SQL {
+  const base = sql.placeholder('base');
+  const inBlock = (column: SQL) => sql`${column} > ${base} and ${column} <= ${base} + 1099511627776`;
+  return sql`max(${base}, coalesce((select max(a.id) from ${accounts} as a where ${inBlock(sql`a.id`)}), 0),
+    coalesce((select max(m.account_id) from ${accountMoves} as m where ${inBlock(sql`m.account_id`)}), 0)) + 1`;
 }
 
 /** The stored columns of a new key (src/auth/issue-key.ts mints them) and its settings. */
@@ -175,7 +224,7 @@ export function insertKeyFrom<Owner extends object>(owner: () => KeyOwner) {
 
 // The key is inserted only if the account exists: one round trip, and no orphan key.
 const insertKey = insertKeyFrom<{ accountId: number }>(() => ({
-  from: sql`from ${accounts} where ${accounts.id} = ${sql.placeholder('accountId')}`,
+  from: sql`from ${accounts} where ${accounts.id} = ${sql.placeholder('accountId')} and ${notMovedAway(sql`${accounts.id}`)}`,
   accountId: sql`${accounts.id}`,
 }));
 export const keyByHash = statement<{ keyHash: string }>(() => sql`select * from ${apiKeys} where ${apiKeys.keyHash} = ${sql.placeholder('keyHash')}`);
@@ -191,7 +240,9 @@ export async function insertApiKey(session: Session, input: NewKeyValues & { acc
   return toApiKey(row);
 }
 
-const accountExists = statement<{ accountId: number }>(() => sql`select 1 as found from ${accounts} where ${accounts.id} = ${sql.placeholder('accountId')}`);
+const accountExists = statement<{ accountId: number }>(
+  () => sql`select 1 as found from ${accounts} where ${accounts.id} = ${sql.placeholder('accountId')} and ${notMovedAway(sql`${accounts.id}`)}`,
+);
 const keysOfAccount = statement<{ accountId: number }>(
   () => sql`select * from ${apiKeys} where ${apiKeys.accountId} = ${sql.placeholder('accountId')} order by ${apiKeys.id} desc`,
 );
@@ -271,7 +322,7 @@ export async function rollApiKey(session: Session, values: RollValues): Promise<
 export type Caller = KeyWithAccount;
 
 /** Names the head of a keyed batch takes; a workflow's statements may not use them. */
-type Reserved = { '#throttle'?: never; '#key'?: never; '#size'?: never };
+type Reserved = { '#throttle'?: never; '#key'?: never; '#size'?: never; '#moved'?: never };
 
 /**
  * What a workflow gets (built by src/auth/keyed.ts): the request's session and key, and the only

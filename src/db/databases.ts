@@ -29,3 +29,15 @@ export async function forEachDatabase(databases: readonly D1Database[], work: (d
   for (const [database, db] of databases.entries()) await work(db, database).catch((error: unknown) => failures.push(error));
   if (failures.length > 0) throw failures[0];
 }
+
+/** A database's binding name (wrangler.toml): DB, then DB_2, DB_3, … */
+export function databaseName(database: number): string {
+  return database === 0 ? 'DB' : `DB_${database + 1}`;
+}
+
+/** The index of the database with that binding name, or null for a name that is none. */
+export function databaseIndex(name: string): number | null {
+  if (name === 'DB') return 0;
+  const n = /^DB_([2-9]|1[0-3])$/.exec(name)?.[1];
+  return n === undefined ? null : Number(n) - 1;
+}

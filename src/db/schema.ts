@@ -388,3 +388,36 @@ export type Event = typeof events.$inferSelect;
 export type WebhookEndpoint = typeof webhookEndpoints.$inferSelect;
 export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;
 export type ShareLink = typeof shareLinks.$inferSelect;
+
+// Moves of an account between databases (src/moves/, docs/decisions.md "Moving an account"), one
+// row per account in each database a move touched. Where the account leaves: `copying`, then
+// `paused` (writes answered 503 while the last differences are copied and checked), then `moved`
+// (the forwarding: `database` is where the account is now). Where it arrives: `arrived`
+// (`database` is this database: new key ids follow its block, api-keys.ts `newKeyId`). A database
+// the account left earlier keeps `moved`, re-pointed at every later move, so a forward is one hop.
+// No foreign key: the account's rows here are removed once the copy is verified.
+export const accountMoves = sqliteTable('account_moves', {
+  accountId: integer('account_id').primaryKey(),
+  database: integer('database').notNull(),
+  state: text('state', { enum: ['copying', 'paused', 'moved', 'arrived'] }).notNull(),
+  // Where the copy has got to (JSON, src/moves/mover.ts), so a re-run carries on from there.
+  progress: text('progress'),
+  startedAt: integer('started_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+// What still names a moved account in the database it left: the SHA-256 of each of its API keys,
+// dashboard sessions and share links' secrets (which name this database), and the ids of its keys
+// (`key_id`, so an id is never given out here again). A key, session or link found here is
+// forwarded to the database its account's `account_moves` row names: one extra round trip.
+export const movedRefs = sqliteTable(
+  'moved_refs',
+  {
+    ref: text('ref').primaryKey(),
+    accountId: integer('account_id').notNull(),
+    keyId: integer('key_id'),
+  },
+  (t) => [index('moved_refs_account_idx').on(t.accountId), index('moved_refs_key_idx').on(t.keyId)],
+);
+
+export type AccountMove = typeof accountMoves.$inferSelect;

@@ -7,7 +7,7 @@
 import { sql } from 'drizzle-orm/sql/sql';
 import { accountOfKey, type KeyAccess, type KeyCheck } from './api-keys.ts';
 import { rowReader } from './rows.ts';
-import { scenarios, shareLinks as links } from './schema.ts';
+import { accountMoves, scenarios, shareLinks as links } from './schema.ts';
 import { statement, type RawRow } from './statement.ts';
 
 const p = sql.placeholder;
@@ -67,9 +67,13 @@ export const revokeShareLink = statement<KeyCheck & { token: string; id: string 
 
 const liveBySecret = sql`${links.secretHash} = ${p('secretHash')} and ${links.revokedAt} is null and ${links.expiresAt} > ${p('now')}`;
 
-/** Counts a view of a live link. */
+/**
+ * Counts a view of a live link; not while its account's writes are paused by a move (the page is
+ * shown, the view is not counted: the copy being verified must not change under it).
+ */
 export const countShareView = statement<{ secretHash: string; now: number }>(
-  () => sql`update ${links} set views = ${links.views} + 1, last_viewed_at = ${p('now')} where ${liveBySecret}`,
+  () => sql`update ${links} set views = ${links.views} + 1, last_viewed_at = ${p('now')} where ${liveBySecret}
+    and not exists (select 1 from ${accountMoves} where ${accountMoves.accountId} = ${links.accountId} and ${accountMoves.state} = 'paused')`,
 );
 
 /** What a live link shows: its scenario's current data (no row for an unknown, revoked or expired link, or a deleted scenario). */

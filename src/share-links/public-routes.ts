@@ -80,7 +80,9 @@ export const sharedRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const { secret } = c.req.valid('param');
     const database = SHARE_SECRET_PATTERN.test(secret) ? databaseOfShareSecret(secret) : -1;
     if (database < 0 || !useDatabase(c, database)) return failedLookUp(c, false);
-    const { shared, throttled: isThrottled } = await viewShared(c.get('db'), secret, clientAddress(c), Date.now());
+    let { shared, throttled: isThrottled, movedTo } = await viewShared(c.get('db'), secret, clientAddress(c), Date.now());
+    // The link's account was moved: its database, one more round trip.
+    if (!shared && movedTo !== null && useDatabase(c, movedTo)) ({ shared, throttled: isThrottled } = await viewShared(c.get('db'), secret, clientAddress(c), Date.now()));
     if (!shared) return failedLookUp(c, isThrottled);
     if (wantsJson(c)) return c.json(toSharedJson(shared), 200, { 'Cache-Control': 'no-store', 'X-Robots-Tag': 'noindex, nofollow', Vary: 'Accept' });
     return c.html(sharedPage(shared), 200, await pageHeaders());

@@ -19,6 +19,7 @@ import {
   toSharedRow,
 } from '../db/share-links.ts';
 import { throttleOf } from '../db/auth-throttles.ts';
+import { secretForwarding } from '../db/moves.ts';
 import type { Session } from '../db/statement.ts';
 import { ApiError } from '../http/problem.ts';
 import type { StoredScenarioData } from '../scenarios/data.ts';
@@ -82,17 +83,25 @@ export async function revokeShareLink({ session, key, run }: Keyed, token: strin
  * GET /shared/{secret}: in one round trip, the address's throttle, the view counted and what the
  * link shows; null for a secret that opens nothing (unknown, revoked, expired, deleted scenario).
  */
-export async function viewShared(session: Session, secret: string, address: string, now: number): Promise<{ shared: Shared | null; throttled: boolean }> {
+export async function viewShared(
+  session: Session,
+  secret: string,
+  address: string,
+  now: number,
+): Promise<{ shared: Shared | null; throttled: boolean; movedTo: number | null }> {
   const values = { secretHash: await sha256Hex(secret), now };
   const rows = await runBatch(session, {
     throttle: throttleOf(session, { address, now }),
     view: countShareView(session, values),
     shared: sharedScenario(session, values),
+    // A link of an account moved away finds where it went instead (db/moves.ts).
+    moved: secretForwarding(session, values),
   });
   const [raw] = rows.shared;
   const throttled = rows.throttle.length > 0;
-  if (!raw) return { shared: null, throttled };
+  const movedTo = (rows.moved[0]?.database as number | undefined) ?? null;
+  if (!raw) return { shared: null, throttled, movedTo };
   const row = toSharedRow(raw);
   const shared: Shared = { ...row, data: JSON.parse(row.scenarioData) as StoredScenarioData };
-  return { shared, throttled };
+  return { shared, throttled, movedTo: null };
 }

@@ -5,7 +5,7 @@
 // webhook endpoints are changed with the API's own statements (`insertKeyFrom`, `rollStatements`,
 // `endpointStatements`), given the session as their owner.
 import { sql, type SQL } from 'drizzle-orm/sql/sql';
-import { insertKeyFrom, rollStatements } from '../../../src/db/api-keys.ts';
+import { insertKeyFrom, newAccountId, rollStatements } from '../../../src/db/api-keys.ts';
 import { endpointStatements } from '../../../src/db/webhooks.ts';
 import { dashboardAudit, dashboardInvitations, dashboardKeyCreators, dashboardMembers, dashboardPasskeyChallenges, dashboardPasskeys, dashboardSessions, dashboardSignInLinks } from './schema.ts';
 import { accounts, apiKeys, events, webhookEndpoints } from '../../../src/db/schema.ts';
@@ -178,7 +178,7 @@ const linkUsedBySession = () =>
  */
 export const createAccountFromLink = statement<LinkUse>(
   () => sql`insert into ${accounts} (id, name, email, created_at, api_version)
-    select case when ${p('base')} = 0 then null else max(${p('base')}, coalesce((select max(${accounts.id}) from ${accounts}), 0)) + 1 end,
+    select ${newAccountId()},
       substr(${dashboardSignInLinks.email}, 1, instr(${dashboardSignInLinks.email}, '@') - 1), ${dashboardSignInLinks.email}, ${p('now')}, ${p('apiVersion')}
     from ${dashboardSignInLinks} where ${p('open')} = 1 and ${linkUsedBySession()}
       and not exists (select 1 from ${dashboardMembers} where lower(${dashboardMembers.email}) = lower(${dashboardSignInLinks.email}))

@@ -1,6 +1,7 @@
 // GET /scenarios/{token}/chart.svg?exp=&sig= — the chart behind chart_img. No API key: the signed
 // URL is the credential, and it names the account, so the lookup stays account-scoped.
 import { databaseOfId } from '../../db/databases.ts';
+import { accountMovedTo } from '../../db/moves.ts';
 import { useDatabase } from '../../http/middleware.ts';
 import * as z from 'zod';
 import { createRoute, OpenAPIHono } from '../../http/zod-openapi-runtime.ts';
@@ -65,7 +66,10 @@ export const chartRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     const check = await verifyChartSignature(c.env, token, exp, sig, now);
     if (!check.ok) throw new ApiError('forbidden', check.reason);
     // The signed account id names the database that holds the scenario (src/db/databases.ts).
-    const row = useDatabase(c, databaseOfId(check.accountId)) ? await findScenarioOfAccount(c.get('db'), check.accountId, token) : null;
+    let row = useDatabase(c, databaseOfId(check.accountId)) ? await findScenarioOfAccount(c.get('db'), check.accountId, token) : null;
+    // Not there: the account may have been moved (its forwarding names where; one more round trip).
+    const movedTo = row ? null : useDatabase(c, databaseOfId(check.accountId)) ? await accountMovedTo(c.get('db'), check.accountId) : null;
+    if (movedTo !== null && useDatabase(c, movedTo)) row = await findScenarioOfAccount(c.get('db'), check.accountId, token);
     if (!row) throw new ApiError('not_found', 'No scenario with that token');
     const data = JSON.parse(row.scenarioData) as StoredScenarioData;
     const svg = renderScenarioChart(data, findState(row.stateId)?.name ?? '');
