@@ -204,6 +204,31 @@ describe('moving an account', () => {
     }
   }, 60_000);
 
+  it("holds the dashboard's changes during the write pause (503, Retry-After, nothing written), its pages still read; the same change goes through after the move", async () => {
+    const { account, user } = await populated(0, 2, { webhook: false });
+    const keyCount = () => databases()[0]!.prepare('select count(*) as n from api_keys where account_id = ?').bind(account.id).first('n');
+    const state = () => databases()[0]!.prepare('select state from account_moves where account_id = ?').bind(account.id).first('state');
+    // Small steps until the move holds the account's writes.
+    for (let calls = 0; (await state()) !== 'paused'; calls++) {
+      if (calls > 500 || (await state()) === 'moved') throw new Error('the move never stopped in its pause');
+      await moveAccount(databases(), { accountId: account.id, to: 2, budget: 12 });
+    }
+    const keys = await keyCount();
+    expect((await user.get('/dashboard/keys')).status).toBe(200);
+    const held = await user.post('/dashboard/keys', { name: 'during the pause', scope: 'read' });
+    expect(held.status, held.text.slice(0, 300)).toBe(503);
+    expect(held.headers.get('Retry-After')).toBe('2');
+    expect(held.text).toContain('being moved');
+    expect(await keyCount()).toBe(keys);
+    expect(await state()).toBe('paused');
+
+    expect(await moveAccount(databases(), { accountId: account.id, to: 2 })).toMatchObject({ done: true });
+    const made = await user.post('/dashboard/keys', { name: 'after the move', scope: 'read' });
+    expect(made.status).toBe(200);
+    expect(shownKey(made.text)).toMatch(/^scn_/);
+    expect(await databases()[2]!.prepare('select count(*) as n from api_keys where account_id = ? and name = ?').bind(account.id, 'after the move').first('n')).toBe(1);
+  }, 30_000);
+
   it('D1 faults during a move leave the old or the new copy whole, never a mix, and a re-run finishes it', async () => {
     // How many round trips a move of such an account takes, to spread the faults over all of it.
     const probe = await populated(0, 3);

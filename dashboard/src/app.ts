@@ -12,8 +12,8 @@ import { passkeyRoutes } from './pages/passkeys.tsx';
 import { signInRoutes } from './pages/sign-in.tsx';
 import { webhookRoutes } from './pages/webhooks.tsx';
 import { BASE } from './views.tsx';
-import { forbidden } from './http.ts';
-import { ForbiddenError, SignedOutError } from './workflows.ts';
+import { forbidden, refusedPage } from './http.ts';
+import { AccountMovingError, ForbiddenError, SignedOutError } from './workflows.ts';
 
 // TrieRouter, as the API's (src/app.ts): Hono's default router first tries RegExpRouter, which
 // refuses `:change{disable|enable}` by throwing, on the first request.
@@ -41,6 +41,10 @@ dashboardApp.onError((error, c) => {
   if (error instanceof SignedOutError) return toSignIn(c);
   // The permission table refused the member's role (permissions.ts): the batch changed nothing.
   if (error instanceof ForbiddenError) return forbidden(c, `A ${error.role} of this account cannot make this change. Ask an owner.`);
+  // A move's write pause (seconds): nothing changed; the same change goes through once it ends.
+  if (error instanceof AccountMovingError) {
+    return refusedPage(c, 'This account is being moved to another database, which holds changes for a few seconds. Nothing was changed: go back and send it again in a moment.', 503, { 'Retry-After': '2' });
+  }
   console.error(JSON.stringify({ level: 'error', msg: 'dashboard request failed', path: new URL(c.req.url).pathname, error: error.name }));
   return c.text('Something went wrong. Try again in a moment.', error.name === 'DatabaseUnavailableError' ? 503 : 500);
 });

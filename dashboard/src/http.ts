@@ -38,9 +38,15 @@ export const requestContext: MiddlewareHandler<DashboardEnv> = async (c, next) =
 
 /** A refusal page (403). */
 export function forbidden(c: Context<DashboardEnv>, why: string): Response {
+  return refusedPage(c, why, 403);
+}
+
+/** A refusal as a page of its own: why, and the way back (403 for a refusal, 503 for a change held for a moment). */
+export function refusedPage(c: Context<DashboardEnv>, why: string, status: 403 | 503, headers: Record<string, string> = {}): Response {
   return c.html(
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Refused · Scenario Service dashboard</title><link rel="stylesheet" href="${BASE}/assets/dashboard.css"><link rel="icon" href="${BASE}/assets/favicon.svg" type="image/svg+xml"></head><body><main id="main"><h1>Refused</h1><p>${why}</p><p><a href="${BASE}">Back to the dashboard</a></p></main></body></html>`,
-    403,
+    status,
+    headers,
   );
 }
 

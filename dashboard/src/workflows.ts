@@ -38,6 +38,8 @@ export interface Me {
   role: Role;
   accountCreatedAt: number;
   signedInAt: number;
+  /** The account is in the write pause of a move: changes are refused until it ends (seconds). */
+  paused: boolean;
   /** What the last change left to show once, sealed (flash.ts); read (and marked read) by a page's batch. */
   flash: string | null;
 }
@@ -49,7 +51,7 @@ const READ = rolesFor('read');
 
 /** A request's session, able to read every page (every role reads). */
 export async function sessionRef(sessionId: string, now = Date.now()): Promise<SessionRef> {
-  return { sid: await hashSecret(sessionId), now, roles: READ };
+  return { sid: await hashSecret(sessionId), now, roles: READ, change: 0 };
 }
 
 /**
@@ -57,7 +59,7 @@ export async function sessionRef(sessionId: string, now = Date.now()): Promise<S
  * bound into every statement of the change, so a refused role's batch writes nothing.
  */
 export function guard(ref: SessionRef, action: Action): SessionRef {
-  return { ...ref, roles: rolesFor(action) };
+  return { ...ref, roles: rolesFor(action), change: 1 };
 }
 
 /** The member's role may not make this change (permissions.ts): nothing was changed; the app answers 403. */
@@ -67,6 +69,17 @@ export class ForbiddenError extends Error {
     super('Not allowed for this role');
     this.name = 'ForbiddenError';
     this.role = role;
+  }
+}
+
+/**
+ * The account is in the write pause of a move to another database (src/moves/): its copy is being
+ * verified, so the change's statements wrote nothing; the app answers 503 with Retry-After.
+ */
+export class AccountMovingError extends Error {
+  constructor() {
+    super('The account is being moved');
+    this.name = 'AccountMovingError';
   }
 }
 
@@ -90,6 +103,7 @@ function toMe(row: RawRow | undefined): Me | null {
     role: row.role as Role,
     accountCreatedAt: row.account_created_at as number,
     signedInAt: row.signed_in_at as number,
+    paused: row.paused === 1,
     flash: null,
   };
 }
@@ -140,7 +154,7 @@ class SignedIn<P extends PageReads> implements Acting<SessionRef> {
   constructor(session: Session, key: SessionRef, reads: P, change?: ChangeRecord) {
     this.session = session;
     this.key = key;
-    this.readKey = { ...key, roles: READ };
+    this.readKey = { ...key, roles: READ, change: 0 };
     this.reads = reads;
     this.change = change;
   }
@@ -162,6 +176,8 @@ class SignedIn<P extends PageReads> implements Acting<SessionRef> {
     if (!this.me) throw new SignedOutError();
     // Refused by the permission table: the change's statements, guarded by its roles, wrote nothing.
     if (key.roles !== READ && !(JSON.parse(key.roles) as Role[]).includes(this.me.role)) throw new ForbiddenError(this.me.role);
+    // Held by a move's write pause: the change's statements, guarded by it, wrote nothing.
+    if (key.change === 1 && this.me.paused) throw new AccountMovingError();
     this.me.flash = (all['#flash']?.[0]?.flash as string | null | undefined) ?? null;
     const rows: Record<string, RawRow[]> = {};
     const shown: Record<string, RawRow[]> = {};
@@ -251,7 +267,7 @@ export async function signIn(
     base: idBase(database),
     apiVersion: input.apiVersion ?? SPEC_API_VERSION,
   };
-  const ref = { sid, now: input.now, roles: READ };
+  const ref: SessionRef = { sid, now: input.now, roles: READ, change: 0 };
   const { me } = await runBatch(session, {
     use: q.useSignInLink(session, use),
     account: q.createAccountFromLink(session, use),
@@ -655,7 +671,7 @@ export async function acceptInvitation(databases: Session[], input: { token: str
   const sessionId = newSecretOn(database);
   const sid = await hashSecret(sessionId);
   const use: q.InvitationUse = { tokenHash: await hashSecret(input.token), sid, now: input.now, idleUntil: input.now + SESSION_IDLE_MS, expiresAt: input.now + SESSION_ABSOLUTE_MS };
-  const ref = { sid, now: input.now, roles: READ };
+  const ref: SessionRef = { sid, now: input.now, roles: READ, change: 0 };
   const { me } = await runBatch(session, {
     use: q.useInvitation(session, use),
     member: q.memberFromInvitation(session, use),
@@ -881,7 +897,7 @@ export async function passkeySignIn(databases: Session[], input: { assertion: As
     throw error;
   }
   const values: q.PasskeyUse = { credentialId: assertion.credentialId, memberId: row.member_id as number, signCount: assertion.signCount, sid, now, idleUntil: now + SESSION_IDLE_MS, expiresAt: now + SESSION_ABSOLUTE_MS };
-  const ref = { sid, now, roles: READ };
+  const ref: SessionRef = { sid, now, roles: READ, change: 0 };
   const { me } = await runBatch(session, {
     use: q.usePasskey(session, values),
     session: q.sessionFromPasskey(session, values),

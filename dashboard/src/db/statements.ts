@@ -8,7 +8,7 @@ import { sql, type SQL } from 'drizzle-orm/sql/sql';
 import { insertKeyFrom, newAccountId, rollStatements } from '../../../src/db/api-keys.ts';
 import { endpointStatements } from '../../../src/db/webhooks.ts';
 import { dashboardAudit, dashboardInvitations, dashboardKeyCreators, dashboardMembers, dashboardPasskeyChallenges, dashboardPasskeys, dashboardSessions, dashboardSignInLinks } from './schema.ts';
-import { accounts, apiKeys, events, webhookEndpoints } from '../../../src/db/schema.ts';
+import { accountMoves, accounts, apiKeys, events, webhookEndpoints } from '../../../src/db/schema.ts';
 import { statement } from '../../../src/db/statement.ts';
 
 const p = sql.placeholder;
@@ -22,15 +22,24 @@ export interface SessionCheck {
   sid: string;
   now: number;
   roles: string;
+  /** 1 for a change's statements, 0 for a page's reads: a change is refused while its account's move holds writes. */
+  change: 0 | 1;
 }
+
+/** True while the session's account is in the write pause of a move (src/moves/: its copy is being verified). */
+const accountPaused = () =>
+  sql`exists (select 1 from ${accountMoves} where ${accountMoves.accountId} = ${dashboardSessions.accountId} and ${accountMoves.state} = 'paused')`;
 
 /**
  * The WHERE condition on dashboard_sessions of a live session with that hash whose member (still a
- * member) has one of `roles`: the permission table, enforced in the statement that writes.
+ * member) has one of `roles`: the permission table, enforced in the statement that writes. A
+ * change's statements also find no session while the account's move holds its writes, as the
+ * API's writes do, so that nothing is written to the copy being left.
  */
 const liveSession = () =>
   sql`${dashboardSessions.idHash} = ${p('sid')} and ${dashboardSessions.idleExpiresAt} > ${p('now')} and ${dashboardSessions.expiresAt} > ${p('now')}
-    and exists (select 1 from ${dashboardMembers} where ${dashboardMembers.id} = ${dashboardSessions.memberId} and ${dashboardMembers.role} in (select value from json_each(${p('roles')})))`;
+    and exists (select 1 from ${dashboardMembers} where ${dashboardMembers.id} = ${dashboardSessions.memberId} and ${dashboardMembers.role} in (select value from json_each(${p('roles')})))
+    and (${p('change')} = 0 or not ${accountPaused()})`;
 
 /** The signed-in member's id, as a scalar sub-select (NULL unless live with one of `roles`). */
 const memberOfSession = () => sql`(select ${dashboardSessions.memberId} from ${dashboardSessions} where ${liveSession()})`;
@@ -53,7 +62,7 @@ export const touchSession = statement<SessionCheck & { idleUntil: number; staleB
 export const sessionAccount = statement<SessionCheck>(
   () => sql`select ${accounts.id} as account_id, ${accounts.name} as name, ${accounts.email} as account_email, ${accounts.createdAt} as account_created_at,
     ${dashboardMembers.id} as member_id, ${dashboardMembers.email} as email, ${dashboardMembers.role} as role,
-    ${dashboardSessions.createdAt} as signed_in_at, ${dashboardSessions.expiresAt} as expires_at
+    ${dashboardSessions.createdAt} as signed_in_at, ${dashboardSessions.expiresAt} as expires_at, ${accountPaused()} as paused
     from ${dashboardSessions} inner join ${accounts} on ${accounts.id} = ${dashboardSessions.accountId}
     inner join ${dashboardMembers} on ${dashboardMembers.id} = ${dashboardSessions.memberId}
     where ${liveSession()}`,
