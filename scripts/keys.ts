@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { experimental_readRawConfig } from 'wrangler';
 import { CreateAccountBody, CreateKeyBody, MOVE_STATEMENTS_MAX, MoveAccountBody, RollKeyBody, SetApiVersionBody } from '../src/admin/schema.ts';
-import { moveAccount, MoveRefusedError, type MoveReport } from '../src/moves/mover.ts';
+import { moveAccount, MoveRefusedError, moveReportJson, type MoveReport } from '../src/moves/mover.ts';
 import { issueApiKey, mintApiKey } from '../src/auth/issue-key.ts';
 import { createAccount } from '../src/accounts/create.ts';
 import { findAccount, listAccounts, setAccountApiVersion } from '../src/db/accounts.ts';
@@ -41,22 +41,33 @@ const USAGE = `Usage: npm run keys -- <command> [options] [--remote]
 
   --remote   use the deployed D1 database instead of the local one (needs wrangler login)`;
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    name: { type: 'string' },
-    email: { type: 'string' },
-    account: { type: 'string' },
-    key: { type: 'string' },
-    scope: { type: 'string' },
-    expires: { type: 'string' },
-    'expires-in': { type: 'string' },
-    'api-version': { type: 'string' },
-    to: { type: 'string' },
-    remote: { type: 'boolean', default: false },
-    help: { type: 'boolean', short: 'h', default: false },
-  },
-});
+// A malformed command line (an option without its value, one not listed) is told plainly, with the usage.
+function parsedArgs<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    fail(error instanceof Error ? (error.message.split('\n')[0] ?? error.message) : String(error));
+  }
+}
+
+const { values, positionals } = parsedArgs(() =>
+  parseArgs({
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      email: { type: 'string' },
+      account: { type: 'string' },
+      key: { type: 'string' },
+      scope: { type: 'string' },
+      expires: { type: 'string' },
+      'expires-in': { type: 'string' },
+      'api-version': { type: 'string' },
+      to: { type: 'string' },
+      remote: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  }),
+);
 
 /** A malformed command line: the message and the usage. */
 function fail(message: string): never {
@@ -243,17 +254,7 @@ async function main(): Promise<void> {
           if (error instanceof MoveRefusedError) refuse(error.message);
           throw error;
         }
-        print({
-          account_id: report.accountId,
-          from: databaseName(report.from),
-          to: databaseName(report.to),
-          phase: report.phase,
-          done: report.done,
-          pause_ms: report.pauseMs,
-          pause_round_trips: report.pauseRoundTrips,
-          round_trips: report.roundTrips,
-          rows: report.rows && Object.entries(report.rows).map(([table, rows]) => ({ table, rows })),
-        });
+        print(moveReportJson(report));
         break;
       }
       default:

@@ -22,7 +22,6 @@ import { strictUtf8JsonBody } from '../http/body.ts';
 import { noQueryParameters } from '../http/query.ts';
 import { validationHook } from '../http/validation.ts';
 import { ACCOUNT_NAME_MAX, CreateAccountBody, CreateKeyBody, EMAIL_MAX, KEY_NAME_MAX, MoveAccountBody, RollKeyBody, SetApiVersionBody } from './schema.ts';
-import type { MoveReport } from '../moves/mover.ts';
 import { setAccountApiVersion } from '../db/accounts.ts';
 import type { Account } from '../db/schema.ts';
 import { API_VERSIONS } from '../api-versions.ts';
@@ -109,19 +108,6 @@ const MoveReportSchema = documented(() =>
     .openapi('AdminMoveReport'),
 );
 
-function toMoveReport(report: MoveReport): z.infer<typeof MoveReportSchema> {
-  return {
-    account_id: report.accountId,
-    from: databaseName(report.from),
-    to: databaseName(report.to),
-    phase: report.phase,
-    done: report.done,
-    pause_ms: report.pauseMs,
-    pause_round_trips: report.pauseRoundTrips,
-    round_trips: report.roundTrips,
-    rows: report.rows && Object.entries(report.rows).map(([table, rows]) => ({ table, rows })),
-  };
-}
 const KEY_NOT_FOUND = 'No key with that id';
 const security = [{ AdminToken: [] }];
 const EXAMPLE_KEY = {
@@ -400,10 +386,11 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
       if (!databases[to]) {
         throw new ApiError('validation_failed', 'The request body has 1 problem; see errors', { errors: [{ path: 'to', message: `no database ${body.to} is bound` }] });
       }
-      const { moveAccount, MoveRefusedError } = await import('../moves/mover.ts');
+      const { moveAccount, MoveRefusedError, moveReportJson } = await import('../moves/mover.ts');
       try {
         const report = await moveAccount(databases, { accountId, to, budget: body.max_statements });
-        return c.json(toMoveReport(report), 200);
+        const reply: z.infer<typeof MoveReportSchema> = moveReportJson(report);
+        return c.json(reply, 200);
       } catch (error) {
         if (error instanceof MoveRefusedError) throw new ApiError(error.reason, error.message);
         throw error;

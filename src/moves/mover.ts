@@ -8,7 +8,7 @@
 // Until the switch every reader is served by the old copy; after it, by the new one; the switch
 // itself is one batch in the old database. No Hono here.
 import { runBatch, runOne, type Batch } from '../db/execute.ts';
-import { databaseOfId } from '../db/databases.ts';
+import { databaseName, databaseOfId } from '../db/databases.ts';
 import type { RawRow, Session } from '../db/statement.ts';
 import { deleteRow, deleteSome, insertRows, rowsPerInsert, selectPage, updatedColumns, updateRow } from './sql.ts';
 import { MOVED_TABLES, type MovedTable } from './tables.ts';
@@ -61,6 +61,21 @@ export interface MoveReport {
   roundTrips: number;
   /** Per table, the rows of the new copy (once verified). */
   rows: Record<string, number> | null;
+}
+
+/** A report as the admin API answers it and the CLI prints it (snake_case, databases by binding name). */
+export function moveReportJson(report: MoveReport) {
+  return {
+    account_id: report.accountId,
+    from: databaseName(report.from),
+    to: databaseName(report.to),
+    phase: report.phase,
+    done: report.done,
+    pause_ms: report.pauseMs,
+    pause_round_trips: report.pauseRoundTrips,
+    round_trips: report.roundTrips,
+    rows: report.rows && Object.entries(report.rows).map(([table, rows]) => ({ table, rows })),
+  };
 }
 
 /** A move that cannot be made as asked (the CLI and the admin API show the message). */
