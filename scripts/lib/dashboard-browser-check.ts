@@ -21,6 +21,7 @@ import { Webhook } from 'standardwebhooks';
 import { readSignInEmails, SIGN_IN_EMAILS } from './sign-in-emails.ts';
 import type { RunningService } from './service.ts';
 import { startReceiver } from './webhook-receiver.ts';
+import { DEFAULT_CONFIG } from '../../src/env.ts';
 
 type Check = (label: string, condition: boolean, detail?: string) => boolean;
 
@@ -308,7 +309,7 @@ export async function checkDashboard(context: BrowserContext, service: RunningSe
     // Account, audit log.
     await page.getByRole('link', { name: 'Account', exact: true }).click();
     const accountText = await page.locator('main').innerText();
-    check('the account page shows the e-mail and the quota', accountText.includes(email) && /2 of 100,000 scenarios stored/.test(accountText), accountText);
+    check('the account page shows the e-mail and the quota', accountText.includes(email) && accountText.includes(`2 of ${DEFAULT_CONFIG.accountMaxScenarios.toLocaleString('en-US')} scenarios stored`), accountText);
     await inspect('account');
     await page.getByRole('link', { name: 'Audit log' }).click();
     const audit = await page.locator('main').innerText();
