@@ -4,7 +4,7 @@
 // key's row head the batch (one round trip) and the key is judged by the rule of db/api-keys.ts:
 // accepted, the caller is kept on the Keyed (logs, last_used_at); refused, a KeyRefusedError rises
 // like any other error, to the app's one error handler, which renders it. Nothing here calls back.
-import { keyHead, keyRefusal, toKeyState, type Caller, type KeyAccess, type KeyCheck, type Keyed, type KeyRefusal } from '../db/api-keys.ts';
+import { keyHead, keyRefusal, movedToOf, toKeyState, type Caller, type KeyAccess, type KeyCheck, type Keyed, type KeyRefusal } from '../db/api-keys.ts';
 import { runMeasuredBatch, type Batch, type BatchRows } from '../db/execute.ts';
 import { ownSize, type Room, type SizeSeen } from '../db/sizes.ts';
 import type { Session } from '../db/statement.ts';
@@ -69,7 +69,7 @@ export type Forward = (database: number) => Session | null;
  * request's database and its DATABASE_MAX_BYTES, which the guarded writes bind (src/db/sizes.ts).
  * A write's batch also reads its database's recorded size, and keeps it with D1's size after the
  * batch (`size`), for the middleware to record once the reply is out. A key of an account moved to
- * another database finds its forwarding in the batch instead of its row (`#moved`): the same
+ * another database finds its forwarding in the batch instead of its row (`#key`): the same
  * statements then run there (`forward`), one more round trip until the key is rolled. (They were
  * bound for the database the key names: their room guard reads that database's recorded size.)
  */
@@ -85,7 +85,7 @@ export function keyed(
   let on = session;
   const values = { ...key, ...room };
   const runOn = (target: Session, database: number, statements: Batch) => {
-    const head: Batch = { '#throttle': keyHead.throttle(target, key), '#key': keyHead.key(target, key), '#moved': keyHead.moved(target, key) };
+    const head: Batch = { '#throttle': keyHead.throttle(target, key), '#key': keyHead.key(target, key) };
     if (access === 'write') head['#size'] = ownSize(target, { ...room, database });
     return runMeasuredBatch(target, { ...head, ...statements });
   };
@@ -102,13 +102,13 @@ export function keyed(
     },
     async run(statements) {
       let measured = await runOn(on, room.database, statements);
-      const movedTo = measured.rows['#key']?.length ? undefined : (measured.rows['#moved']?.[0]?.database as number | undefined);
+      const movedTo = movedToOf(measured.rows['#key'] ?? []);
       const there = movedTo === undefined ? null : (forward?.(movedTo) ?? null);
       if (there) {
         on = there;
         measured = await runOn(on, movedTo!, statements);
       }
-      const { '#throttle': throttle = [], '#key': keyRow = [], '#moved': _moved, '#size': recorded, ...rows } = measured.rows;
+      const { '#throttle': throttle = [], '#key': keyRow = [], '#size': recorded, ...rows } = measured.rows;
       const state = toKeyState(throttle, keyRow);
       const refusal = keyRefusal(state, access, key.now);
       if (refusal !== null || !state.key) throw new KeyRefusedError(refusal ?? 'unknown');

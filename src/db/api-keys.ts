@@ -96,19 +96,29 @@ export const keyWithAccount = statement<{ keyHash: string }>(
 );
 
 /**
- * Where a key of a moved account went: the database its account's forwarding names (a row only
- * for a key of an account moved away from this database, db/schema.ts `movedRefs`).
+ * The head's key statement: the key's row (`keyWithAccount`, `moved_to` null) or, for a key of an
+ * account moved away from this database, a row of its forwarding alone (`id` null, `moved_to` the
+ * database its account's forwarding names; db/schema.ts `movedRefs`). One statement rather than
+ * two: each statement of a batch costs every request (bench/README.md, "Moving an account").
  */
-export const keyForwarding = statement<{ keyHash: string }>(
-  () => sql`select ${accountMoves.database} as database from ${movedRefs} join ${accountMoves} on ${accountMoves.accountId} = ${movedRefs.accountId}
+export const keyOrForwarding = statement<{ keyHash: string }>(
+  () => sql`select ${apiKeys.id} as id, ${apiKeys.scope} as scope, ${apiKeys.expiresAt} as expires_at,
+    ${apiKeys.revokedAt} as revoked_at, ${apiKeys.lastUsedAt} as last_used_at, ${accounts.id} as account_id,
+    ${accounts.name} as account_name, ${accounts.email} as account_email, ${accounts.apiVersion} as account_api_version,
+    ${writesPaused()} as writes_paused, null as moved_to
+    from ${apiKeys} inner join ${accounts} on ${accounts.id} = ${apiKeys.accountId}
+    where ${apiKeys.keyHash} = ${sql.placeholder('keyHash')}
+    union all
+    select null, null, null, null, null, null, null, null, null, 0, ${accountMoves.database}
+    from ${movedRefs} inner join ${accountMoves} on ${accountMoves.accountId} = ${movedRefs.accountId}
     where ${movedRefs.ref} = ${sql.placeholder('keyHash')} and ${accountMoves.state} in ('moved', 'paused')`,
 );
 
 /**
- * The head of every API-key request's batch, by name: the address's throttle, the key's row, and
- * (found only for a key of an account moved away) where the key went.
+ * The head of every API-key request's batch, by name: the address's throttle, and the key's row
+ * or (only for a key of an account moved away) where the key went.
  */
-export const keyHead = { throttle: throttleOf, key: keyWithAccount, moved: keyForwarding } as const;
+export const keyHead = { throttle: throttleOf, key: keyOrForwarding } as const;
 
 /** What the head of the batch says, for `keyRefusal` to judge. */
 export interface KeyState {
@@ -117,7 +127,13 @@ export interface KeyState {
 }
 
 export function toKeyState(throttleRows: RawRow[], keyRows: RawRow[]): KeyState {
-  return { throttled: throttleRows.length > 0, key: toKeyWithAccount(keyRows[0]) };
+  return { throttled: throttleRows.length > 0, key: toKeyWithAccount(keyRows.find((row) => row.id !== null)) };
+}
+
+/** The database a key's account was moved to, from the head's key rows: undefined when the key is here (or nowhere). */
+export function movedToOf(keyRows: RawRow[]): number | undefined {
+  if (keyRows.some((row) => row.id !== null)) return undefined;
+  return keyRows.find((row) => row.moved_to !== null)?.moved_to as number | undefined;
 }
 
 /** A join (the key and its account, under names of its own): read by hand, as its own shape. */
@@ -322,7 +338,7 @@ export async function rollApiKey(session: Session, values: RollValues): Promise<
 export type Caller = KeyWithAccount;
 
 /** Names the head of a keyed batch takes; a workflow's statements may not use them. */
-type Reserved = { '#throttle'?: never; '#key'?: never; '#size'?: never; '#moved'?: never };
+type Reserved = { '#throttle'?: never; '#key'?: never; '#size'?: never };
 
 /**
  * What a workflow gets (built by src/auth/keyed.ts): the request's session and key, and the only
