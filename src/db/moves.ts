@@ -1,7 +1,7 @@
 // Forwardings of moved accounts (schema.ts `accountMoves`, `movedRefs`; src/moves/), read where an
 // id or a secret names the database an account left: the admin API's ids, a chart URL's account,
 // a share link's or a dashboard session's secret. An API key's forwarding travels in its own
-// batch (api-keys.ts `keyForwarding`).
+// batch, in the key's own statement (api-keys.ts `keyOrForwarding`).
 import { sql } from 'drizzle-orm/sql/sql';
 import { runOne } from './execute.ts';
 import { accountMoves, movedRefs } from './schema.ts';
