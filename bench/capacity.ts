@@ -16,7 +16,8 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { databaseOfId } from '../src/db/databases.ts';
 import { bundleWithEntry } from './lib/bundle.ts';
-import { edit, household, random } from './lib/households.ts';
+import { edit, household } from './lib/households.ts';
+import { prng } from './lib/data.ts';
 import { applyMigrations } from './lib/migrations.ts';
 import { BINDINGS, CLK_TCK, cpuTicks, databaseBindings, startServer } from './lib/server.ts';
 import { measureMove } from './capacity/move.ts';
@@ -247,7 +248,7 @@ async function measureSizes(modules: string[], rewrite: boolean): Promise<Omit<S
       keys.push((await call(server.url, BINDINGS.ADMIN_TOKEN, 'POST', `/admin/accounts/${account.json.id}/keys`, { name: 'size' })).json.key);
     }
     const accounts = await size();
-    const rng = random(37);
+    const rng = prng(37);
     const households = keys.slice(0, SIZE_SCENARIOS).map(() => household(rng));
     const tokens = await Promise.all(
       keys.slice(0, SIZE_SCENARIOS).map(async (key, i) => {
@@ -259,7 +260,7 @@ async function measureSizes(modules: string[], rewrite: boolean): Promise<Omit<S
     const created = await size();
     await Promise.all(
       keys.slice(0, full).map(async (key, i) => {
-        const edits = random(1000 + i);
+        const edits = prng(1000 + i);
         let data = households[i]!;
         for (let v = 2; v <= 100; v++) {
           data = rewrite ? household(edits) : edit(data, edits);
@@ -321,7 +322,7 @@ log(`moving an account of ${MOVE_SCENARIOS} scenarios while a client saves…`);
 const moveDir = join(env.BENCH_STATE_DIR ?? (existsSync('/dev/shm') ? '/dev/shm' : OUT), `scenario-capacity-${process.pid}-move`);
 rmSync(moveDir, { recursive: true, force: true });
 mkdirSync(moveDir, { recursive: true });
-const moveRng = random(73);
+const moveRng = prng(73);
 const moved = await measureMove({ modules, stateDir: moveDir, scenarios: MOVE_SCENARIOS, statementsPerCall: MOVE_STATEMENTS, household: () => household(moveRng), call }).finally(() =>
   rmSync(moveDir, { recursive: true, force: true }),
 );

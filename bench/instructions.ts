@@ -11,13 +11,13 @@
 //   npm run bench:instructions
 //   BENCH_INSTR_ENDPOINTS=save BENCH_AGAINST=/tmp/previous npm run bench:instructions
 //   BENCH_INSTR_BY_CODE=1 BENCH_INSTR_ENDPOINTS=save npm run bench:instructions   # and where they go
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { bundleOurs, bundlePlain, measure, type Bundle } from './lib/bundle.ts';
 import { byCode, PERF_MAP_FLAGS, topRows, type ByCode } from './lib/by-code.ts';
 import { household, prng } from './lib/data.ts';
+import { callgrindChild, callgrindWorkerd, valgrindPresent } from './lib/callgrind.ts';
 import { ensureSeed, type SeedInfo } from './lib/seed.ts';
 import { startServer } from './lib/server.ts';
 import { ENDPOINTS, EXPECTED_STATUS, request, targetFor, type BodyFiles, type Endpoint } from './lib/targets.ts';
@@ -33,46 +33,13 @@ const counted = Number(env.BENCH_INSTR_REQUESTS ?? 300);
 const withByCode = env.BENCH_INSTR_BY_CODE === '1';
 const N = 1000;
 
-function valgrindMissing(): boolean {
-  return spawnSync('valgrind', ['--version']).status !== 0 || spawnSync('callgrind_control', ['--version']).status !== 0;
-}
-
-/**
- * A stand-in for the workerd binary that Miniflare starts (MINIFLARE_WORKERD_PATH): the real one
- * under callgrind, counting nothing until told to (callgrind_control -i on).
- */
-function wrapper(dir: string): string {
-  const workerd = createRequire(import.meta.url)('workerd').default as string;
-  const path = join(dir, 'workerd');
-  writeFileSync(
-    path,
-    `#!/bin/sh\nexec valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=${dir}/callgrind.%p "${workerd}" "$@"\n`,
-  );
-  chmodSync(path, 0o755);
-  return path;
-}
-
-/** The valgrind process of this Node process's Miniflare (its direct child, running callgrind). */
-function callgrindChild(): string {
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === process.pid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('callgrind')) return pid;
-    } catch {
-      // gone while we looked
-    }
-  }
-  throw new Error('no callgrind child process found');
-}
-
 /** Instructions per request of one Worker on one endpoint (the whole workerd process: the Worker, the D1 simulator, the rate limiter). */
 async function count(bundle: Bundle, endpoint: Endpoint, seed: SeedInfo, bodies: BodyFiles, dir: string, label: string): Promise<{ perRequest: number; byCode?: ByCode }> {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const state = join(dir, 'state');
   cpSync(join(OUT, `seed-${N}`), state, { recursive: true });
-  process.env.MINIFLARE_WORKERD_PATH = wrapper(dir);
+  process.env.MINIFLARE_WORKERD_PATH = callgrindWorkerd(dir);
   // One thread for V8: concurrent compilation and GC otherwise make every process take its own
   // path (the same bundle counted 7.3 to 8.6 M instructions a save, run to run).
   process.env.MINIFLARE_WORKERD_V8_FLAGS = withByCode ? `--single-threaded ${PERF_MAP_FLAGS}` : '--single-threaded';
@@ -113,7 +80,7 @@ async function count(bundle: Bundle, endpoint: Endpoint, seed: SeedInfo, bodies:
 }
 
 async function main(): Promise<void> {
-  if (valgrindMissing()) {
+  if (!valgrindPresent()) {
     console.error('bench:instructions needs valgrind and callgrind_control on PATH (Linux: apt install valgrind).');
     process.exit(1);
   }

@@ -5,13 +5,13 @@
 // under callgrind (the whole workerd process: the Worker, the D1 simulator and the rate limiter,
 // from the moment the instance is ready, so the global scope is not in it), where V8 runs
 // single-threaded so that compiling on first call is counted where it happens.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { byCode, PERF_MAP_FLAGS, type ByCode } from './by-code.ts';
 import type { SeedInfo } from './seed.ts';
 import { startServer } from './server.ts';
+import { callgrindChild, callgrindWorkerd } from './callgrind.ts';
 
 export const KINDS = ['me', 'create'] as const;
 export type Kind = (typeof KINDS)[number];
@@ -67,24 +67,6 @@ export async function firstRequestRun(scriptPath: string, kind: Kind, setup: Fir
   }
 }
 
-export function valgrindPresent(): boolean {
-  return spawnSync('valgrind', ['--version']).status === 0 && spawnSync('callgrind_control', ['--version']).status === 0;
-}
-
-/** The valgrind process of this Node process's Miniflare (its direct child, running callgrind). */
-function callgrindChild(): string {
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === process.pid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('callgrind')) return pid;
-    } catch {
-      // gone while we looked
-    }
-  }
-  throw new Error('no callgrind child process found');
-}
-
 export interface FirstCount {
   first: number;
   warm: number;
@@ -100,11 +82,7 @@ export async function firstRequestCount(scriptPath: string, kind: Kind, setup: F
   const dir = join(setup.work, `callgrind-${kind}-${scriptPath.split('/').at(-2)}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const workerd = createRequire(import.meta.url)('workerd').default as string;
-  const wrapper = join(dir, 'workerd');
-  writeFileSync(wrapper, `#!/bin/sh\nexec valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=${dir}/callgrind.%p "${workerd}" "$@"\n`);
-  chmodSync(wrapper, 0o755);
-  process.env.MINIFLARE_WORKERD_PATH = wrapper;
+  process.env.MINIFLARE_WORKERD_PATH = callgrindWorkerd(dir);
   process.env.MINIFLARE_WORKERD_V8_FLAGS = withByCode ? `--single-threaded --interpreted-frames-native-stack ${PERF_MAP_FLAGS}` : '--single-threaded';
   // More V8 flags for the counted instances (bench/README.md: `--min-semi-space-size=16` leaves the
   // first requests without a scavenge, which tells the garbage collector's share from the rest).

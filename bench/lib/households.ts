@@ -11,18 +11,6 @@ const ADULT_MONEY = ['wage_rate', 'unemp_comp', 'monthly_ssi', 'child_support', 
 
 export type Household = Record<string, any>;
 
-/** A seeded generator (mulberry32): numbers in [0, 1). */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const int = (rng: () => number, min: number, max: number) => min + Math.floor(rng() * (max - min + 1));
 const pick = <T>(rng: () => number, items: readonly T[]) => items[Math.floor(rng() * items.length)]!;
 const money = (rng: () => number, max: number) => (rng() < 0.6 ? '0' : (rng() * max).toFixed(2));
