@@ -10,7 +10,7 @@ import { knownApiVersion, SPEC_API_VERSION, type ApiVersion } from './api-versio
 
 export interface Secrets {
   /**
-   * Bearer token of the admin API (the account dashboard). Unset or shorter than 32 characters:
+   * Bearer token of the admin API (/admin/…, for operators). Unset or shorter than 32 characters:
    * every admin route is a 500 naming it.
    */
   ADMIN_TOKEN?: string;

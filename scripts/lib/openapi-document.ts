@@ -57,7 +57,7 @@ export function generateOpenApiDocument(): OpenAPIDocument {
           { name: 'Webhooks', description: 'Endpoints that receive the events as signed POSTs (Standard Webhooks), and their delivery attempts' },
           { name: 'Account', description: 'The account an API key belongs to' },
           { name: 'Versions', description: 'The API versions, and what each changed (no key needed)' },
-          { name: 'Admin', description: 'For the account dashboard, under the admin token: accounts and their API keys' },
+          { name: 'Admin', description: 'For operators, under the admin token (ADMIN_TOKEN), not an API key: accounts, their API keys and API version, and moving an account to another database' },
         ],
         security: [{ ApiKey: [] }],
       }),
