@@ -2,8 +2,7 @@
 // Worker of its own"): the API Worker hands it every request its app used to answer from the admin
 // routes or their 404/405, and answers nothing under /admin itself.
 import { describe, expect, it } from 'vitest';
-import { adminApp, adminRouteTable } from '../admin/src/app.ts';
-import { documentedBuiltCount } from '../src/http/openapi.ts';
+import { adminRouteTable } from '../admin/src/app.ts';
 import { routeTable } from '../src/app.ts';
 import { servedElsewhere } from '../src/index.ts';
 import { ADMIN_TOKEN, admin, api, uniqueEmail } from './helpers/api.ts';
@@ -32,13 +31,6 @@ describe('which Worker serves a request', () => {
       expect(first !== undefined && 'literal' in first && first.literal !== 'admin', `${route.method} ${route.path}`).toBe(true);
     }
     expect(adminRouteTable().every((route) => route.path.startsWith('/admin/'))).toBe(true);
-  });
-});
-
-describe("the admin Worker's isolate start", () => {
-  it('builds its app without building any schema only the OpenAPI document reads, as the API does', () => {
-    expect(adminApp.routes.filter((r) => r.method !== 'ALL').length).toBe(7);
-    expect(documentedBuiltCount()).toBe(0);
   });
 });
 
