@@ -27,7 +27,8 @@ import { ApiError } from './http/problem.ts';
 import { serveErrors, serviceApp } from './service-app.ts';
 
 /**
- * Mounts the API's resources on `app` in the order the OpenAPI document lists them. `adminRoutes`
+ * Mounts the API's resources and /docs on `app` in the order the OpenAPI document lists them, and
+ * registers the document's security schemes and shared components. `adminRoutes`
  * is for the document only (scripts/lib/openapi-document.ts): the admin API, served by its own
  * Worker, documented where it always was; the Worker's app is built without it.
  */
