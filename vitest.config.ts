@@ -114,10 +114,14 @@ export default defineConfig(async () => {
             DASHBOARD_SIGNUP: 'invite',
             EMAIL_FROM: 'dashboard@scenario-service.test',
           },
-          // The dashboard Worker's own bindings. Its code runs in this same test Worker: the API's
-          // DASHBOARD service binding points back here, at test/worker-entry.ts's Dashboard
-          // entrypoint (the plugin turns a binding to wrangler.toml's own name into one to itself).
-          serviceBindings: { DASHBOARD: { name: 'scenario-service', entrypoint: 'Dashboard' } },
+          // The dashboard's and the admin API's Workers run in this same test Worker: the API's
+          // DASHBOARD and ADMIN service bindings point back here, at test/worker-entry.ts's
+          // Dashboard and Admin entrypoints (the plugin turns a binding to wrangler.toml's own name
+          // into one to itself).
+          serviceBindings: {
+            DASHBOARD: { name: 'scenario-service', entrypoint: 'Dashboard' },
+            ADMIN: { name: 'scenario-service', entrypoint: 'Admin' },
+          },
           // A database no migration setup touches: test/revisions.migration.test.ts builds one as
           // the code before compact history left it, then migrates it.
           d1Databases: { HISTORY_MIGRATION_DB: 'history-migration-test' },

@@ -15,7 +15,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { databaseOfId } from '../src/db/databases.ts';
-import { bundleWithEntry } from './lib/bundle.ts';
+import { bundleAdmin, bundleWithEntry } from './lib/bundle.ts';
 import { edit, household } from './lib/households.ts';
 import { prng } from './lib/data.ts';
 import { applyMigrations } from './lib/migrations.ts';
@@ -96,13 +96,15 @@ async function d1BusyMs(base: string): Promise<Record<string, number>> {
   return (await (await fetch(`${base}/__bench/d1`)).json()) as Record<string, number>;
 }
 
+let ADMIN_WORKER: string | undefined;
+
 async function measure(modules: string[], databases: number): Promise<Row> {
   const stateRoot = env.BENCH_STATE_DIR ?? (existsSync('/dev/shm') ? '/dev/shm' : OUT);
   const stateDir = join(stateRoot, `scenario-capacity-${process.pid}-${databases}`);
   rmSync(stateDir, { recursive: true, force: true });
   mkdirSync(stateDir, { recursive: true });
   const [scriptPath, ...rest] = modules;
-  const server = await startServer({ scriptPath: scriptPath!, modules: rest, stateDir, databases, bindings: { BENCH_D1_STATEMENT_MS: String(config.statementMs) } });
+  const server = await startServer({ scriptPath: scriptPath!, modules: rest, stateDir, databases, bindings: { BENCH_D1_STATEMENT_MS: String(config.statementMs) }, admin: ADMIN_WORKER });
   try {
     for (const name of databaseBindings(databases)) await applyMigrations(await server.mf.getD1Database(name));
     const keys: string[] = [];
@@ -234,7 +236,7 @@ async function measureSizes(modules: string[], rewrite: boolean): Promise<Omit<S
   const [scriptPath, ...rest] = modules;
   // DATABASE_MAX_BYTES 1 GB: the Worker records its database's size at every move of 1 MB (a
   // thousandth), so the recorded size can be shown beside D1's; nothing else here comes near it.
-  const server = await startServer({ scriptPath: scriptPath!, modules: rest, stateDir, databases: 1, bindings: { BENCH_D1_STATEMENT_MS: '0', DATABASE_MAX_BYTES: String(SIZE_LIMIT) } });
+  const server = await startServer({ scriptPath: scriptPath!, modules: rest, stateDir, databases: 1, bindings: { BENCH_D1_STATEMENT_MS: '0', DATABASE_MAX_BYTES: String(SIZE_LIMIT) }, admin: ADMIN_WORKER });
   const full = rewrite ? SIZE_REWRITTEN : SIZE_FULL;
   let disposed = false;
   try {
@@ -301,6 +303,8 @@ function limit(r: Row): string {
 }
 
 const modules = await bundleWithEntry('bench/capacity/entry.ts', join(OUT, 'capacity'));
+// The accounts and keys are made, and accounts moved, through /admin: the admin API's Worker, behind ADMIN.
+ADMIN_WORKER = bundleAdmin(join(OUT, 'capacity-admin')).scriptPath;
 const rows: Row[] = [];
 const startedAt = new Date();
 for (const n of config.databases) {

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bundleWithEntry } from './lib/bundle.ts';
+import { bundleAdmin, bundleWithEntry } from './lib/bundle.ts';
 import { databaseOfId } from '../src/db/databases.ts';
 import { applyMigrations } from './lib/migrations.ts';
 import { median } from './lib/report.ts';
@@ -84,6 +84,8 @@ function expect(reply: Reply, status: number, what: string): Reply {
   return reply;
 }
 
+let ADMIN_WORKER: string | undefined;
+
 async function startSite([scriptPath, ...modules]: string[], delay: number): Promise<Site> {
   if (scriptPath === undefined) throw new Error('no entry module');
   const stateDir = join(STATE_ROOT, `delay-${delay}`);
@@ -92,7 +94,7 @@ async function startSite([scriptPath, ...modules]: string[], delay: number): Pro
   // Three databases, as `npm start` and the tests run: the account measured is the third one
   // made, so it lands on the third database (new accounts go to the one with the fewest), and the
   // round trips counted are those of a key that names a database other than the first.
-  const server = await startServer({ scriptPath, modules, stateDir, databases: DATABASES, bindings: { BENCH_D1_DELAY_MS: String(delay) } });
+  const server = await startServer({ scriptPath, modules, stateDir, databases: DATABASES, bindings: { BENCH_D1_DELAY_MS: String(delay) }, admin: ADMIN_WORKER });
   try {
     for (const name of databaseBindings(DATABASES)) await applyMigrations(await server.mf.getD1Database(name));
     const admin = (req: Req) => callAt(server.url, req, BINDINGS.ADMIN_TOKEN);
@@ -466,6 +468,8 @@ async function main(): Promise<void> {
   log(`config ${JSON.stringify(config)}`);
   log('bundling the service (wrangler deploy --dry-run --minify) and the bench entry around it');
   const modules = await bundleWithEntry('bench/latency/entry.ts', join(OUT, 'latency'));
+  // The accounts and keys are made through /admin: the admin API's Worker, behind ADMIN.
+  ADMIN_WORKER = bundleAdmin(join(OUT, 'latency-admin')).scriptPath;
 
   const sites: Site[] = [];
   try {

@@ -21,8 +21,10 @@ import { gzipSync } from 'node:zlib';
  * moving an account (issue 37 part B: 371.2 KiB against main's 348.5, +22.7 KiB: the mover 14.6, a
  * module loaded by the admin route's dynamic import, so an isolate initialises it only when an
  * operator moves an account; the admin route, its document parts and the forwardings about 8).
+ * Lowered to 357 when the admin API and the mover left for a Worker of their own (admin/, below):
+ * 339.9 KiB on 2026-11-27 against main's 372.1 (−32.2 KiB), plus about 5 %.
  */
-const MAX_KIB = 380;
+const MAX_KIB = 357;
 
 /**
  * The dashboard Worker (dashboard/wrangler.toml), measured the same way: a Worker of its own, so
@@ -34,6 +36,13 @@ const MAX_KIB = 380;
  * script (16 KiB); 195.0 after the rebase on 64e0287 (issue 33's API version page); plus about 5 %.
  */
 const DASHBOARD_MAX_KIB = 205;
+
+/**
+ * The admin API's Worker (admin/wrangler.toml), measured the same way: its routes, schemas and the
+ * mover, with the app's middleware, error handlers and version layer it shares with the API. 198.8
+ * KiB on 2026-11-27, plus about 5 %.
+ */
+const ADMIN_MAX_KIB = 209;
 
 /** Builds one Worker as `wrangler deploy` would and prints its size; false when it is over its cap or fails to build. */
 function measure(label: string, config: string, cap: number, capName: string): boolean {
@@ -69,4 +78,5 @@ function measure(label: string, config: string, cap: number, capName: string): b
 
 const api = measure('Worker bundle', 'wrangler.toml', MAX_KIB, 'MAX_KIB');
 const dashboard = measure('Dashboard Worker bundle', 'dashboard/wrangler.toml', DASHBOARD_MAX_KIB, 'DASHBOARD_MAX_KIB');
-if (!api || !dashboard) process.exit(1);
+const admin = measure('Admin Worker bundle', 'admin/wrangler.toml', ADMIN_MAX_KIB, 'ADMIN_MAX_KIB');
+if (!api || !dashboard || !admin) process.exit(1);

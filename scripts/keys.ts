@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { experimental_readRawConfig } from 'wrangler';
-import { CreateAccountBody, CreateKeyBody, MOVE_STATEMENTS_MAX, MoveAccountBody, RollKeyBody, SetApiVersionBody } from '../src/admin/schema.ts';
+import { CreateAccountBody, CreateKeyBody, MOVE_STATEMENTS_MAX, MoveAccountBody, RollKeyBody, SetApiVersionBody } from '../admin/src/schema.ts';
 import { moveAccount, MoveRefusedError, moveReportJson, type MoveReport } from '../src/moves/mover.ts';
 import { issueApiKey, mintApiKey } from '../src/auth/issue-key.ts';
 import { createAccount } from '../src/accounts/create.ts';

@@ -1,6 +1,7 @@
-// npm start: check the port is free, complete .dev.vars (and dashboard/.dev.vars), apply the local
-// D1 migrations, make sure a development account and key exist, then serve the API Worker and the
-// dashboard Worker (/dashboard, dashboard/wrangler.toml) with one `wrangler dev` on 127.0.0.1:8787
+// npm start: check the port is free, complete .dev.vars (and dashboard/.dev.vars, admin/.dev.vars),
+// apply the local D1 migrations, make sure a development account and key exist, then serve the API
+// Worker, the dashboard Worker (/dashboard, dashboard/wrangler.toml) and the admin API's Worker
+// (/admin, admin/wrangler.toml) with one `wrangler dev` on 127.0.0.1:8787
 // (PORT overrides; its [build] command copies /docs' files), with the webhook vars of local
 // development (DEV_VARS), print a curl line that works with that key, and print the link of each
 // sign-in e-mail the dashboard sends.
@@ -66,30 +67,39 @@ function ensureDevVars(): void {
   console.log(`${existing === '' ? 'Wrote' : 'Added to'} .dev.vars: a random ${missing.join(' and a random ')}.`);
 }
 
-// The dashboard Worker's local settings: any e-mail can sign up, endpoints may be on loopback, and
-// endpoint secrets are sealed with the API's keys. wrangler dev gives --var to the first config
-// only, and reads each Worker's .dev.vars beside its wrangler.toml, so these go in
-// dashboard/.dev.vars (git-ignored); a value there already is kept, except the shared secret,
-// which follows .dev.vars.
-const DASHBOARD_DEV_VARS: Record<string, string> = { DASHBOARD_SIGNUP: 'open', WEBHOOK_ALLOW_LOOPBACK: 'true' };
-const SHARED_SECRETS = ['WEBHOOK_SECRET_KEYS'];
+// The other Workers' local settings. wrangler dev gives --var to the first config only, and reads
+// each Worker's .dev.vars beside its wrangler.toml, so these go in dashboard/.dev.vars and
+// admin/.dev.vars (git-ignored); a value there already is kept, except the secrets each shares with
+// the API, which follow .dev.vars, and `always`. The dashboard: any e-mail can sign up, endpoints
+// may be on loopback, and endpoint secrets are sealed with the API's keys. The admin API: the API's
+// admin token.
+const WORKER_DEV_VARS: Record<string, { label: string; defaults: Record<string, string>; shared: string[]; always: Record<string, string> }> = {
+  dashboard: {
+    label: 'the dashboard Worker',
+    defaults: { DASHBOARD_SIGNUP: 'open', WEBHOOK_ALLOW_LOOPBACK: 'true' },
+    shared: ['WEBHOOK_SECRET_KEYS'],
+    // Always this server's URL (PORT may differ from the last run's).
+    always: { PUBLIC_ORIGIN: ORIGIN },
+  },
+  admin: { label: "the admin API's Worker", defaults: {}, shared: ['ADMIN_TOKEN'], always: {} },
+};
 
 function devVar(text: string, name: string): string | undefined {
   return new RegExp(`^\\s*(?:export\\s+)?${name}\\s*=\\s*(\\S.*)$`, 'm').exec(text)?.[1]?.trim();
 }
 
-/** Writes dashboard/.dev.vars: DASHBOARD_DEV_VARS unless set there, the shared secrets as .dev.vars has them, other lines kept. */
-function ensureDashboardDevVars(): void {
-  const file = 'dashboard/.dev.vars';
+/** Writes `<dir>/.dev.vars`: its defaults unless set there, the shared secrets as .dev.vars has them, other lines kept. */
+function ensureWorkerDevVars(dir: string): void {
+  const { label, defaults, shared, always } = WORKER_DEV_VARS[dir]!;
+  const file = `${dir}/.dev.vars`;
   const api = readFileSync('.dev.vars', 'utf8');
   const existing = existsSync(file) ? readFileSync(file, 'utf8') : '';
   const values: Record<string, string> = {};
-  for (const [name, value] of Object.entries(DASHBOARD_DEV_VARS)) values[name] = devVar(existing, name) ?? value;
-  for (const name of SHARED_SECRETS) values[name] = devVar(api, name) ?? '';
-  // Always this server's URL (PORT may differ from the last run's).
-  values.PUBLIC_ORIGIN = ORIGIN;
+  for (const [name, value] of Object.entries(defaults)) values[name] = devVar(existing, name) ?? value;
+  for (const name of shared) values[name] = devVar(api, name) ?? '';
+  Object.assign(values, always);
   const others = existing.split('\n').filter((line) => /^\s*[^#\s]/.test(line) && !(/^\s*(?:export\s+)?([A-Z0-9_]+)/.exec(line)?.[1]! in values));
-  const lines = ['# Local settings of the dashboard Worker for wrangler dev (git-ignored; kept by npm start).', ...others];
+  const lines = [`# Local settings of ${label} for wrangler dev (git-ignored; kept by npm start).`, ...others];
   const text = `${[...lines, ...Object.entries(values).map(([name, value]) => `${name}=${value}`)].join('\n')}\n`;
   if (text !== existing) writeFileSync(file, text, { mode: 0o600 });
 }
@@ -181,7 +191,7 @@ const CHATTER = [
   /^Using (secrets|vars) defined in /,
   /^⎔ (Starting local server|Connection status updated)/,
   /^Service bindings, Durable Object bindings, and Tail consumers connect to /, // after each Worker's bindings table
-  /^❓ Your types might be out of date/, // worker-configuration.d.ts is the API's alone (dashboard/wrangler.toml is typed by hand)
+  /^❓ Your types might be out of date/, // worker-configuration.d.ts is the API's alone (dashboard/ and admin/wrangler.toml are typed by hand)
 ];
 // Blocks: the bindings table (to the next blank line), and the warning that crons do not run by
 // themselves locally (its indented lines; the README says how to run them).
@@ -243,7 +253,8 @@ if (await portTaken(HOST, PORT)) {
   process.exit(1);
 }
 ensureDevVars();
-ensureDashboardDevVars();
+ensureWorkerDevVars('dashboard');
+ensureWorkerDevVars('admin');
 applyMigrations();
 const key = await ensureDevKey();
 // Again: the migrations and the key took a while, and another server may have started meanwhile.
@@ -256,7 +267,7 @@ const child = spawn(
   process.execPath,
   // `log` is the level at which wrangler passes on the Worker's console.log lines (console.error
   // ones already show at `warn`); relay() drops what wrangler itself says at that level.
-  [...WRANGLER, 'dev', '-c', 'wrangler.toml', '-c', 'dashboard/wrangler.toml', '--ip', HOST, '--port', String(PORT), '--local', '--show-interactive-dev-session=false', '--log-level', 'log', ...DEV_VARS.flatMap((v) => ['--var', v])],
+  [...WRANGLER, 'dev', '-c', 'wrangler.toml', '-c', 'dashboard/wrangler.toml', '-c', 'admin/wrangler.toml', '--ip', HOST, '--port', String(PORT), '--local', '--show-interactive-dev-session=false', '--log-level', 'log', ...DEV_VARS.flatMap((v) => ['--var', v])],
   { stdio: ['ignore', 'pipe', 'pipe'], env },
 );
 // Taken between the last check and wrangler binding it (wrangler builds first): what answers

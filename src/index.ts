@@ -10,6 +10,7 @@
 // dynamic import() saved nothing at start (one bundle, which workerd compiles whole), and esbuild
 // turned every module it reaches, the app's shared ones included, into a lazily run initialiser,
 // which made the global scope some 5 ms slower (bench/README.md).
+import { getPath } from 'hono/utils/url';
 import { app } from './app.ts';
 import { forEachDatabase } from './db/databases.ts';
 import { pruneReceipts } from './db/receipts.ts';
@@ -27,20 +28,65 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export type { AppType } from './app.ts';
 
 /**
- * Whether a request is for the Developers section: `/dashboard` or a path under it. Read off the
- * URL string (no URL object, no regular expression), so the API's requests pay next to nothing.
+ * The Worker of another binding that serves a request: `DASHBOARD` for `/dashboard` and paths
+ * under it (the Developers section), `ADMIN` for `/admin` and paths under it (the admin API);
+ * undefined for the API's own. Read off the URL string (no URL object, no regular expression), so
+ * the API's requests pay next to nothing.
  */
-export function forDashboard(url: string): boolean {
+export function servedElsewhere(url: string): 'DASHBOARD' | 'ADMIN' | undefined {
   const path = url.indexOf('/', url.indexOf('//') + 2);
-  if (path < 0 || !url.startsWith('/dashboard', path)) return false;
-  const next = url.charCodeAt(path + 10);
+  if (path < 0) return undefined;
+  if (url.startsWith('/dashboard', path)) return endsSegment(url, path + 10) ? 'DASHBOARD' : undefined;
+  return forAdmin(url, path) ? 'ADMIN' : undefined;
+}
+
+/** Whether `url` at `at` ends a path segment: its end, a slash or the query string's start. */
+function endsSegment(url: string, at: number): boolean {
+  const next = url.charCodeAt(at);
   return Number.isNaN(next) || next === 47 /* / */ || next === 63 /* ? */;
 }
 
+/**
+ * Whether the path's first segment is `admin` as the app read it when it served the admin API
+ * itself, so that every request it answered from the admin routes or their 404/405 still reaches
+ * them: after empty segments (`//admin/accounts` is a 405 of /admin/accounts) and, for the rare
+ * path with a `%` in it, percent-decoded as Hono decodes it (`/%61dmin/accounts` is routed there).
+ */
+function forAdmin(url: string, path: number): boolean {
+  let at = path;
+  while (url.charCodeAt(at) === 47) at++;
+  if (url.startsWith('admin', at) && endsSegment(url, at + 5)) return true;
+  const percent = url.indexOf('%', path);
+  const query = url.indexOf('?', path);
+  if (percent < 0 || (query >= 0 && percent > query)) return false;
+  return /^\/+admin(?:\/|$)/.test(getPath({ url } as Request));
+}
+
+/**
+ * The request with its body passed on through a pipe of this Worker's: the admin API refuses some
+ * requests before reading their bodies (a wrong token, a body too large by its Content-Length),
+ * and the runtime's own forwarding of the body then read the client's stream after the reply had
+ * gone, an uncaught exception in this Worker's logs. Here that read ends the pipe, quietly. A
+ * stated length stays stated (FixedLengthStream), so the admin Worker judges the body as before.
+ */
+function withOwnBody(request: Request, ctx: ExecutionContext): Request {
+  if (request.body === null) return request;
+  const length = request.headers.get('Content-Length');
+  const pipe = length !== null && /^[0-9]{1,15}$/.test(length) && !request.headers.has('Transfer-Encoding') ? new FixedLengthStream(Number(length)) : new IdentityTransformStream();
+  const forwarded = new Request(request, { body: pipe.readable });
+  ctx.waitUntil(request.body.pipeTo(pipe.writable).catch(() => undefined));
+  return forwarded;
+}
+
 export default {
-  // The Developers section is another Worker (dashboard/wrangler.toml), reached through the
-  // DASHBOARD service binding: none of its code is in this bundle.
-  fetch: (request, env, ctx) => (forDashboard(request.url) ? env.DASHBOARD.fetch(request) : app.fetch(request, env, ctx)),
+  // The Developers section and the admin API are other Workers (dashboard/wrangler.toml,
+  // admin/wrangler.toml), reached through the DASHBOARD and ADMIN service bindings: none of their
+  // code is in this bundle.
+  fetch: (request, env, ctx) => {
+    const elsewhere = servedElsewhere(request.url);
+    if (elsewhere === 'ADMIN') return env.ADMIN.fetch(withOwnBody(request, ctx));
+    return elsewhere ? env[elsewhere].fetch(request) : app.fetch(request, env, ctx);
+  },
   async scheduled(controller, env) {
     const now = Date.now();
     if (controller.cron === CRONS.hourlyCleanUp) {

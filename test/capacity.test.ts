@@ -136,7 +136,7 @@ describe('the directory', () => {
   });
 
   it('the directory costs an account create one round trip more than an id look-up: the claim, which places it', async () => {
-    // Every admin request first reads its address's failed-authentication throttle (src/auth/admin.ts).
+    // Every admin request first reads its address's failed-authentication throttle (admin/src/guard.ts).
     const { account } = await createAccountWithKeyOn(2);
     const issued = await roundTripsOf(ADMIN_TOKEN, 'POST', `/admin/accounts/${account.id}/keys`, {});
     expect(issued).toEqual({ status: 201, calls: 2 });

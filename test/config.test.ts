@@ -2,6 +2,7 @@
 // What only wrangler.toml can hold (rate-limit bindings' limits, cron schedules) is named in
 // src/env.ts too; these tests read wrangler.toml so that no value must be kept equal by hand.
 import { describe, expect, it } from 'vitest';
+import adminToml from '../admin/wrangler.toml?raw';
 import dashboardToml from '../dashboard/wrangler.toml?raw';
 import wranglerToml from '../wrangler.toml?raw';
 import { AUTH_FAILURES_PER_MINUTE, CRONS, DEFAULT_CONFIG, readConfig } from '../src/env.ts';
@@ -70,6 +71,18 @@ describe('configuration', () => {
     const api = aliases(wranglerToml, './');
     expect(Object.keys(api).length).toBeGreaterThan(0);
     expect(aliases(dashboardToml, '../')).toEqual(api);
+    expect(aliases(adminToml, '../')).toEqual(api);
+  });
+
+  it("the admin Worker has the API's databases, failed-auth limiter and vars, as the API names them", () => {
+    const blocks = (toml: string, table: string) => toml.split(`[[${table}]]`).slice(1).map((block) => block.split(/^\[/m)[0]!.replace(/^#.*\n/gm, '').replace(/"\.\.\/drizzle"/, '"drizzle"').trim());
+    expect(blocks(adminToml, 'd1_databases').map((b) => b.replace(/\n(?=\[)/, ''))).toEqual(blocks(wranglerToml, 'd1_databases'));
+    const limiter = blocks(adminToml, 'ratelimits');
+    expect(limiter).toEqual(blocks(wranglerToml, 'ratelimits').filter((b) => b.includes('"AUTH_FAILURE_LIMITER"')));
+    const vars = (toml: string) => Object.fromEntries([...(/^\[vars\]\n([\s\S]*?)(?=^\[)/m.exec(toml)?.[1] ?? '').matchAll(/^([A-Z_0-9]+) = (.*)$/gm)].map(([, name, value]) => [name, value]));
+    const admin = vars(adminToml);
+    expect(Object.keys(admin).sort()).toEqual(['DATABASE_MAX_BYTES', 'DEFAULT_API_VERSION']);
+    for (const [name, value] of Object.entries(admin)) expect(value, name).toBe(vars(wranglerToml)[name]);
   });
 
   it("the Worker's crons are wrangler.toml's triggers", () => {

@@ -3,6 +3,7 @@
 // HTTP test runs (helpers/openapi-check.ts) really refuses replies the document does not describe.
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { adminApp } from '../admin/src/app.ts';
 import { app, openApiDocument } from '../src/app.ts';
 import { PROBLEM_STATUS } from '../src/http/problem.ts';
 import { admin, api, createAccountWithKey, createScenario, scenarioData } from './helpers/api.ts';
@@ -33,9 +34,9 @@ const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
   Object.entries(item).map(([method, operation]) => ({ method: method.toUpperCase(), path, operation })),
 );
 
-/** What the app serves, in OpenAPI's path syntax; the document and its reference page aside. */
+/** What the app and the admin Worker's app serve, in OpenAPI's path syntax; the document and its reference page aside. */
 function servedRoutes(): string[] {
-  const routes = app.routes
+  const routes = [...app.routes, ...adminApp.routes]
     .filter((r) => r.method !== 'ALL' && !r.path.includes('*') && !['/openapi.json', '/docs'].includes(r.path))
     .map((r) => `${r.method} ${r.path.replace(/:([A-Za-z_]+)/g, '{$1}')}`);
   return [...new Set(routes)].sort();

@@ -1,11 +1,12 @@
 /// <reference types="vite/client" />
-// The structure docs/layout.md draws, held against the imports: two Workers beside their own
-// configuration (src/ with wrangler.toml, dashboard/src/ with dashboard/wrangler.toml); what the
-// dashboard takes from the API's src/ is the shared list below; the API never imports the
-// dashboard; and no folder imports a folder that imports it back.
+// The structure docs/layout.md draws, held against the imports: three Workers beside their own
+// configuration (src/ with wrangler.toml, dashboard/src/ with dashboard/wrangler.toml, admin/src/
+// with admin/wrangler.toml); what the dashboard takes from the API's src/ is the shared list below;
+// the API never imports the dashboard or the admin API, nor, from what its Worker reaches, the
+// account mover; and no folder imports a folder that imports it back.
 import { describe, expect, it } from 'vitest';
 
-const sources = import.meta.glob<string>(['../src/**/*.{ts,tsx}', '../dashboard/src/**/*.{ts,tsx}'], { query: '?raw', import: 'default', eager: true });
+const sources = import.meta.glob<string>(['../src/**/*.{ts,tsx}', '../dashboard/src/**/*.{ts,tsx}', '../admin/src/**/*.{ts,tsx}'], { query: '?raw', import: 'default', eager: true });
 
 /** Modules of src/ the dashboard Worker shares with the API (docs/layout.md, "Shared"). */
 const SHARED_WITH_DASHBOARD = [
@@ -40,7 +41,7 @@ const SHARED_WITH_DASHBOARD = [
   'src/versions/changes/string-tokens.ts',
 ];
 
-/** Every relative import of the two Workers' code: [importing file, imported file], repository paths. */
+/** Every relative import of the Workers' code: [importing file, imported file], repository paths. */
 function imports(): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   for (const [file, text] of Object.entries(sources)) {
@@ -61,13 +62,45 @@ function imports(): Array<[string, string]> {
 /** The folder a file is in, as a room of the drawing: `src/db`, `dashboard/src/pages`; files of a Worker's root stand alone. */
 function folderOf(path: string): string {
   const parts = path.split('/');
-  const root = parts[0] === 'dashboard' ? 2 : 1;
+  const root = parts[0] === 'dashboard' || parts[0] === 'admin' ? 2 : 1;
   return parts.length > root + 1 ? parts.slice(0, root + 1).join('/') : path;
 }
 
 describe('the layout', () => {
   it('the API Worker never imports the dashboard Worker', () => {
     expect(imports().filter(([from, to]) => from.startsWith('src/') && to.startsWith('dashboard/'))).toEqual([]);
+  });
+
+  it('the API Worker never imports the admin Worker, and what its entry reaches has no account mover', () => {
+    const edges = imports();
+    expect(edges.filter(([from, to]) => (from.startsWith('src/') || from.startsWith('dashboard/')) && to.startsWith('admin/'))).toEqual([]);
+    // Every module src/index.ts reaches, statically or by import(): the API Worker's bundle.
+    const dynamic = Object.entries(sources).flatMap(([file, text]) =>
+      [...text.matchAll(/\bimport\(\s*'(\.{1,2}\/[^']+)'\s*\)/g)].map(([, spec]) => [file.replace(/^\.\.\//, ''), spec!] as const),
+    );
+    const resolved: Array<[string, string]> = [
+      ...edges,
+      ...dynamic.map(([from, spec]): [string, string] => {
+        const parts = from.split('/').slice(0, -1);
+        for (const step of spec.split('/')) {
+          if (step === '..') parts.pop();
+          else if (step !== '.') parts.push(step);
+        }
+        return [from, parts.join('/')];
+      }),
+    ];
+    const reached = new Set(['src/index.ts']);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const [from, to] of resolved) {
+        if (reached.has(from) && !reached.has(to)) {
+          reached.add(to);
+          grew = true;
+        }
+      }
+    }
+    expect(reached.size).toBeGreaterThan(50);
+    expect([...reached].filter((file) => file.startsWith('src/moves/') || file.startsWith('admin/'))).toEqual([]);
   });
 
   it('the dashboard Worker takes from src/ only the modules named as shared', () => {

@@ -5,7 +5,8 @@
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { captureLogs } from './helpers/logs.ts';
-import { app, openApiDocument } from '../src/app.ts';
+import { openApiDocument } from '../src/app.ts';
+import worker from './worker-entry.ts';
 import wranglerToml from '../wrangler.toml?raw';
 import {
   ADMIN_TOKEN,
@@ -44,7 +45,7 @@ function withRawParam(url: string, name: string, value: string): string {
   return `${u.pathname}?${[...rest, `${name}=${value}`].join('&')}`;
 }
 
-/** A request to the same app with other secrets: the deployment as an operator may have set it up. */
+/** A request to the same Worker with other secrets: the deployment as an operator may have set it up. */
 async function sendWithSecrets(
   secrets: { CHART_SIGNING_KEY?: string | undefined },
   method: string,
@@ -55,7 +56,7 @@ async function sendWithSecrets(
   if (init.body !== undefined || init.raw !== undefined) headers['Content-Type'] = 'application/json';
   const body = init.raw ?? (init.body === undefined ? undefined : JSON.stringify(init.body));
   const ctx = createExecutionContext();
-  const res = await app.fetch(new Request(BASE + path, { method, headers, body }), { ...env, ...secrets }, ctx);
+  const res = await worker.fetch(new Request(BASE + path, { method, headers, body }) as Request<unknown, IncomingRequestCfProperties>, { ...env, ...secrets } as Env, ctx);
   await waitOnExecutionContext(ctx);
   const text = await res.text();
   checkAgainstDocument(method, path, { status: res.status, headers: res.headers, text });

@@ -4,12 +4,18 @@
 // route's responses, say), is built at every isolate start, and lands here.
 import { describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';
+import { adminApp } from '../admin/src/app.ts';
 import { app } from '../src/app.ts';
 import { documentedBuiltCount } from '../src/http/openapi.ts';
 
 describe('isolate start', () => {
   it('builds the app without building any schema only the OpenAPI document reads', () => {
     expect(app.routes.length).toBeGreaterThan(20);
+    expect(documentedBuiltCount()).toBe(0);
+  });
+
+  it("builds the admin API's app (admin/src/app.ts) the same way", () => {
+    expect(adminApp.routes.length).toBeGreaterThan(7);
     expect(documentedBuiltCount()).toBe(0);
   });
 });
@@ -61,6 +67,15 @@ describe('isolate start, constructing no Error', () => {
       const fresh = await import('../src/app.ts');
       expect(fresh.app).not.toBe(app);
       expect(fresh.app.routes.length).toBe(app.routes.length);
+    });
+    expect(made).toEqual([]);
+  });
+
+  it("builds the admin API's app without constructing one", async () => {
+    const made = await errorsMadeBy(async () => {
+      const fresh = await import('../admin/src/app.ts');
+      expect(fresh.adminApp).not.toBe(adminApp);
+      expect(fresh.adminApp.router.match('POST', '/admin/accounts/7/move')[0].length).toBeGreaterThan(0);
     });
     expect(made).toEqual([]);
   });

@@ -39,15 +39,23 @@ export interface BundleOptions {
   importsService?: boolean;
 }
 
-export function bundleOurs(outdir: string, { minify = true }: BundleOptions = {}): Bundle {
+export function bundleOurs(outdir: string, { minify = true }: BundleOptions = {}, config = 'wrangler.toml'): Bundle {
   rmSync(outdir, { recursive: true, force: true });
   const result = spawnSync(
     process.execPath,
-    ['node_modules/wrangler/bin/wrangler.js', 'deploy', '--dry-run', '--outdir', outdir, minify ? '--minify' : '--no-minify'],
+    ['node_modules/wrangler/bin/wrangler.js', 'deploy', '--dry-run', '-c', config, '--outdir', outdir, minify ? '--minify' : '--no-minify'],
     { encoding: 'utf8', env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_LOG: 'warn' } },
   );
   if (result.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${result.stdout}\n${result.stderr}`);
   return measure(outdir, 'index.js');
+}
+
+/**
+ * The admin API's Worker (admin/wrangler.toml) as deployed: the benches that make their accounts
+ * through /admin serve it behind the service's ADMIN binding (server.ts `admin`).
+ */
+export function bundleAdmin(outdir: string): Bundle {
+  return bundleOurs(outdir, {}, 'admin/wrangler.toml');
 }
 
 /** A plain Worker of bench/baseline/ (the raw baseline, the simulator floor). */

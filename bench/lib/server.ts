@@ -100,6 +100,21 @@ export function benchWorker(scriptPath: string, port: number, { withRateLimits =
   };
 }
 
+/** The admin API's Worker beside `service`: its databases, vars and failed-auth limiter. */
+function adminWorker(scriptPath: string, service: { d1Databases: Record<string, string>; bindings: Record<string, string> }) {
+  const { ADMIN_TOKEN, DATABASE_MAX_BYTES } = service.bindings as Record<string, string | undefined>;
+  return {
+    name: 'bench-admin',
+    modules: true as const,
+    scriptPath,
+    modulesRoot: dirname(scriptPath),
+    ...compatibility(),
+    d1Databases: service.d1Databases,
+    ratelimits: { AUTH_FAILURE_LIMITER: { namespace_id: '1002', simple: { limit: 1_000_000_000, period: 60 as const } } },
+    bindings: { ADMIN_TOKEN: ADMIN_TOKEN!, ...(DATABASE_MAX_BYTES === undefined ? {} : { DATABASE_MAX_BYTES }) },
+  };
+}
+
 /** The D1 bindings of `count` databases, in the service's order: DB, DB_2, DB_3, … */
 export function databaseBindings(count: number): string[] {
   return Array.from({ length: count }, (_, i) => (i === 0 ? 'DB' : `DB_${i + 1}`));
@@ -142,6 +157,11 @@ export async function startServer(options: {
   /** More ES modules that scriptPath imports (Miniflare does not follow imports), in its folder. */
   modules?: string[];
   /**
+   * The admin API's Worker (bundle.ts `bundleAdmin`), served beside it behind its ADMIN binding,
+   * on the same databases: for the benches that make their accounts through /admin.
+   */
+  admin?: string;
+  /**
    * Find the workerd process (for its CPU time). `false` when workerd runs under another program
    * (bench/instructions.ts: valgrind), whose process is not named workerd; `pid` is then -1.
    */
@@ -156,16 +176,25 @@ export async function startServer(options: {
       : options.script === undefined
         ? { modules: true as const, scriptPath: options.scriptPath, modulesRoot }
         : { modules: true as const, script: options.script, scriptPath: options.scriptPath, modulesRoot };
+  const worker = {
+    ...benchWorker(options.scriptPath, port, { withRateLimits: options.withRateLimits !== false, databases: options.databases ?? 1 }),
+    ...source,
+    ...(options.bindings === undefined ? {} : { bindings: { ...BINDINGS, ...options.bindings } }),
+    name: 'bench',
+    ...(options.inspectorPort === undefined ? {} : { inspectorPort: options.inspectorPort, unsafeInspectorProxy: true }),
+    ...(options.stateDir === undefined ? {} : { resourcePersistencePath: options.stateDir }),
+    ...runtimeOptions(),
+  };
   const mf = new Miniflare(
-    convertV4MiniflareOptions({
-      ...benchWorker(options.scriptPath, port, { withRateLimits: options.withRateLimits !== false, databases: options.databases ?? 1 }),
-      ...source,
-      ...(options.bindings === undefined ? {} : { bindings: { ...BINDINGS, ...options.bindings } }),
-      name: 'bench',
-      ...(options.inspectorPort === undefined ? {} : { inspectorPort: options.inspectorPort, unsafeInspectorProxy: true }),
-      ...(options.stateDir === undefined ? {} : { resourcePersistencePath: options.stateDir }),
-      ...runtimeOptions(),
-    }),
+    convertV4MiniflareOptions(
+      options.admin === undefined
+        ? worker
+        : {
+            ...runtimeOptions(),
+            ...(options.stateDir === undefined ? {} : { resourcePersistencePath: options.stateDir }),
+            workers: [{ ...worker, serviceBindings: { ADMIN: 'bench-admin' } }, adminWorker(options.admin, worker)],
+          },
+    ),
   );
   await mf.ready;
   if (options.findProcess === false) return { mf, pid: -1, url: `http://127.0.0.1:${port}`, dispose: () => mf.dispose() };

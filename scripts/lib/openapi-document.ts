@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document, generated from the app's route definitions and zod schemas by
 // @hono/zod-openapi (zod-to-openapi) under Node, at build time: `npm run openapi` writes it to
 // openapi/openapi.json and, for the Worker to serve, to src/versions/openapi-document.generated.ts.
+// It describes the admin API's routes too (admin/src/routes.ts, served by the admin Worker).
 // The Worker bundle has no generator (src/http/zod-openapi-runtime.ts stands in for the package
 // there): nothing of this runs at isolate start. Here that module resolves to the real package
 // (./real-zod-openapi.ts), so the app is imported only once that hook is in place.
@@ -9,7 +10,16 @@ import './real-zod-openapi.ts';
 import { applyParts } from '../../src/versions/document.ts';
 import { API_VERSIONS, NEWEST_API_VERSION, type ApiVersion } from '../../src/api-versions.ts';
 
-const { app, routeTable } = await import('../../src/app.ts');
+const { mountResources } = await import('../../src/app.ts');
+const { serviceApp } = await import('../../src/service-app.ts');
+const { adminRoutes } = await import('../../admin/src/routes.ts');
+const { buildRouteTable } = await import('../../src/http/routing.ts');
+
+// The API's app with the admin API's routes mounted where the document lists them: the admin
+// API is another Worker's (admin/), reached under the API's origin, and documented as part of it.
+const app = serviceApp();
+mountResources(app, adminRoutes);
+const routeTable = () => buildRouteTable(app.routes, app.openAPIRegistry.definitions);
 const { methodNotAllowedResponse } = await import('../../src/http/openapi.ts');
 const { routesReachedBy405 } = await import('../../src/http/routing.ts');
 const { documentPartsFor } = await import('../../src/versions/documents.ts');

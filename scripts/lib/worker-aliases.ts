@@ -1,8 +1,8 @@
 // wrangler.toml's [alias] table, the one list of what the Worker runs in place of a package
 // (drizzle's statement rendering as src/db/drizzle-lite/), as absolute paths: vitest.config.ts and
 // the benches' bundles read it here, so each runs exactly what `wrangler deploy` bundles.
-// dashboard/wrangler.toml repeats the table (a config file cannot include another);
-// test/config.test.ts holds the two equal.
+// dashboard/wrangler.toml and admin/wrangler.toml repeat the table (a config file cannot include another);
+// test/config.test.ts holds the three equal.
 import path from 'node:path';
 import { experimental_readRawConfig } from 'wrangler';
 

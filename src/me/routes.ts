@@ -1,7 +1,7 @@
 // GET /me — who the API key belongs to; the quickest check that a key works.
 import * as z from 'zod';
 import { createRoute, OpenAPIHono } from '../http/zod-openapi-runtime.ts';
-import { ACCOUNT_NAME_MAX, EMAIL_MAX } from '../admin/schema.ts';
+import { ACCOUNT_NAME_MAX, EMAIL_MAX } from '../accounts/limits.ts';
 import { apiKey } from '../auth/bearer.ts';
 import type { AppEnv } from '../env.ts';
 import { documented, jsonContent, problemResponses, successHeaders } from '../http/openapi.ts';

@@ -83,7 +83,7 @@ export const webhookRoutes = routesBase
       const body = c.req.valid('json');
       // The service's own origins (PUBLIC_ORIGIN, and the one this request reached): a delivery
       // there would be a request to this API. Names it has elsewhere are not known here; a
-      // delivery that reaches it carries no credential, never counted as a failed login (auth/admin.ts).
+      // delivery that reaches it carries no credential, never counted as a failed login (admin/src/guard.ts).
       const config = readConfig(c.env);
       const verdict = checkWebhookUrl(body.url, config.webhookAllowLoopback, [config.publicOrigin, new URL(c.req.url).origin]);
       if (!verdict.ok) {

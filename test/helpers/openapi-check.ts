@@ -1,5 +1,5 @@
 // Checks a reply against the OpenAPI document: the status must be documented for the operation
-// (found with the Worker's own route table, src/http/routing.ts, whose path parameters are matched
+// (found with the Workers' own route tables, src/http/routing.ts, whose path parameters are matched
 // by the zod schemas that validate them; the document's parameter schemas must agree), the
 // content type must be one it lists, the body must validate against its schema, and its required
 // headers must be present and valid. Replies to paths no operation takes (404, 405) must be
@@ -11,12 +11,16 @@
 // @cfworker/json-schema interprets schemas (no code generation), so it runs inside workerd. It is
 // test code only: the Worker itself validates with zod.
 import { Validator, type Schema } from '@cfworker/json-schema';
-import { openApiDocument, routeTable } from '../../src/app.ts';
+import { adminRouteTable } from '../../admin/src/app.ts';
+import { openApiDocument, routeTable as apiRouteTable } from '../../src/app.ts';
 import { routesAt, type RouteTemplate } from '../../src/http/routing.ts';
 import { PROBLEM_STATUS } from '../../src/http/problem.ts';
 import { API_VERSIONS, knownApiVersion, type ApiVersion } from '../../src/api-versions.ts';
 
 type JsonObject = { [key: string]: unknown };
+
+/** Every route served under the service's origin: the API Worker's, and the admin Worker's (/admin). */
+const routeTable = () => [...apiRouteTable(), ...adminRouteTable()];
 
 interface Ref {
   $ref: string;

@@ -1,13 +1,12 @@
 // Request bodies of the admin API, also used by `npm run keys`, so accounts and keys made from
 // the command line meet the same rules (and the bounds the OpenAPI document states).
 import * as z from 'zod';
-import '../http/zod-openapi-runtime.ts'; // gives schemas .openapi(), read only where the document is generated
-import { int } from '../http/scalars.ts';
-import { parseRfc3339 } from '../http/timestamps.ts';
-import { API_VERSIONS } from '../api-versions.ts';
+import '../../src/http/zod-openapi-runtime.ts'; // gives schemas .openapi(), read only where the document is generated
+import { int } from '../../src/http/scalars.ts';
+import { parseRfc3339 } from '../../src/http/timestamps.ts';
+import { API_VERSIONS } from '../../src/api-versions.ts';
+import { ACCOUNT_NAME_MAX, EMAIL_MAX } from '../../src/accounts/limits.ts';
 
-export const ACCOUNT_NAME_MAX = 200;
-export const EMAIL_MAX = 254;
 export const KEY_NAME_MAX = 100;
 
 export const CreateAccountBody = z

@@ -1,16 +1,16 @@
-// The admin API's guard: Authorization: Bearer <ADMIN_TOKEN>, compared in constant time.
+// The admin API's guard (admin Worker): Authorization: Bearer <ADMIN_TOKEN>, compared in constant time.
 // API keys never pass here, and the admin token never passes the API-key middleware (wrong shape).
 // A throttled address is refused before the token is compared, so a guesser learns nothing from it:
 // the right token too is refused while the address is throttled (DECISIONS, third round: the admin
 // token keeps the strict rule). A token shorter than 32 characters could be guessed despite the
 // throttle, so the admin API refuses to serve with one (a 500 naming the secret, never its value).
 import type { MiddlewareHandler } from 'hono';
-import { isThrottled } from '../db/auth-throttles.ts';
-import type { AppEnv } from '../env.ts';
-import { ApiError } from '../http/problem.ts';
-import { sha256Hex } from './api-key.ts';
-import { authFailure, bearerToken, clientAddress, throttled } from './bearer.ts';
-import { FAILED_AUTH_POLICY } from './rate-limit-headers.ts';
+import { isThrottled } from '../../src/db/auth-throttles.ts';
+import type { AppEnv } from '../../src/env.ts';
+import { ApiError } from '../../src/http/problem.ts';
+import { sha256Hex } from '../../src/auth/api-key.ts';
+import { authFailure, bearerToken, clientAddress, throttled } from '../../src/auth/bearer.ts';
+import { FAILED_AUTH_POLICY } from '../../src/auth/rate-limit-headers.ts';
 
 const encoder = new TextEncoder();
 /** The shortest admin token the admin API serves with. */

@@ -2,29 +2,30 @@
 // (dashboard/src/) makes the same changes for a signed-in account through its own session.
 // Guarded by ADMIN_TOKEN; API keys are not accepted here.
 import * as z from 'zod';
-import { createRoute, OpenAPIHono } from '../http/zod-openapi-runtime.ts';
+import { createRoute, OpenAPIHono } from '../../src/http/zod-openapi-runtime.ts';
 import type { Context } from 'hono';
-import { requireAdmin } from '../auth/admin.ts';
-import { issueApiKey, mintApiKey } from '../auth/issue-key.ts';
-import { createAccount, NO_ROOM } from '../accounts/create.ts';
-import { listApiKeys, revokeApiKey, rollApiKey } from '../db/api-keys.ts';
-import { databaseIndex, databaseName, databaseOfId } from '../db/databases.ts';
-import { accountMovedTo, keyMovedTo } from '../db/moves.ts';
-import type { ApiKey } from '../db/schema.ts';
-import type { Session } from '../db/statement.ts';
-import { readConfig, readDatabases, type AppEnv } from '../env.ts';
-import { useDatabase } from '../http/middleware.ts';
-import { documented, headers, jsonContent, problemResponses } from '../http/openapi.ts';
-import { idSchema, int, TimestampSchema } from '../http/scalars.ts';
-import { ApiError } from '../http/problem.ts';
-import { formatTimestamp, parseRfc3339 } from '../http/timestamps.ts';
-import { strictUtf8JsonBody } from '../http/body.ts';
-import { noQueryParameters } from '../http/query.ts';
-import { validationHook } from '../http/validation.ts';
-import { ACCOUNT_NAME_MAX, CreateAccountBody, CreateKeyBody, EMAIL_MAX, KEY_NAME_MAX, MoveAccountBody, RollKeyBody, SetApiVersionBody } from './schema.ts';
-import { setAccountApiVersion } from '../db/accounts.ts';
-import type { Account } from '../db/schema.ts';
-import { API_VERSIONS } from '../api-versions.ts';
+import { requireAdmin } from './guard.ts';
+import { issueApiKey, mintApiKey } from '../../src/auth/issue-key.ts';
+import { createAccount, NO_ROOM } from '../../src/accounts/create.ts';
+import { listApiKeys, revokeApiKey, rollApiKey } from '../../src/db/api-keys.ts';
+import { databaseIndex, databaseName, databaseOfId } from '../../src/db/databases.ts';
+import { accountMovedTo, keyMovedTo } from '../../src/db/moves.ts';
+import type { ApiKey } from '../../src/db/schema.ts';
+import type { Session } from '../../src/db/statement.ts';
+import { readConfig, readDatabases, type AppEnv } from '../../src/env.ts';
+import { useDatabase } from '../../src/http/middleware.ts';
+import { documented, headers, jsonContent, problemResponses } from '../../src/http/openapi.ts';
+import { idSchema, int, TimestampSchema } from '../../src/http/scalars.ts';
+import { ApiError } from '../../src/http/problem.ts';
+import { formatTimestamp, parseRfc3339 } from '../../src/http/timestamps.ts';
+import { strictUtf8JsonBody } from '../../src/http/body.ts';
+import { noQueryParameters } from '../../src/http/query.ts';
+import { validationHook } from '../../src/http/validation.ts';
+import { CreateAccountBody, CreateKeyBody, KEY_NAME_MAX, MoveAccountBody, RollKeyBody, SetApiVersionBody } from './schema.ts';
+import { ACCOUNT_NAME_MAX, EMAIL_MAX } from '../../src/accounts/limits.ts';
+import { setAccountApiVersion } from '../../src/db/accounts.ts';
+import type { Account } from '../../src/db/schema.ts';
+import { API_VERSIONS } from '../../src/api-versions.ts';
 
 const Timestamp = TimestampSchema;
 const IdParam = (name: string) =>
@@ -386,7 +387,7 @@ export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
       if (!databases[to]) {
         throw new ApiError('validation_failed', 'The request body has 1 problem; see errors', { errors: [{ path: 'to', message: `no database ${body.to} is bound` }] });
       }
-      const { moveAccount, MoveRefusedError, moveReportJson } = await import('../moves/mover.ts');
+      const { moveAccount, MoveRefusedError, moveReportJson } = await import('../../src/moves/mover.ts');
       try {
         const report = await moveAccount(databases, { accountId, to, budget: body.max_statements });
         const reply: z.infer<typeof MoveReportSchema> = moveReportJson(report);
