@@ -152,17 +152,20 @@ async function ensureDevKey(): Promise<string> {
       if (found && found.revokedAt === null && (found.expiresAt === null || found.expiresAt > Date.now())) return saved;
     }
     const now = Date.now();
-    // The directory (in the first database) says which database holds the account of an address.
-    const holder = databases[(await databaseOfEmail(db, DEV_EMAIL)) ?? -1];
-    const account =
-      (holder && (await findAccountByEmail(holder, DEV_EMAIL))) ?? (await createAccount(databases, { name: 'Local Developer', email: DEV_EMAIL, now }));
+    // The directory (in the first database) says which database holds the account of an address:
+    // after `keys -- move-account` that is no longer the one its id was given out by.
+    const held = await databaseOfEmail(db, DEV_EMAIL);
+    const holder = held === null ? undefined : databases[held];
+    const found = holder ? await findAccountByEmail(holder, DEV_EMAIL) : null;
+    const account = found ?? (await createAccount(databases, { name: 'Local Developer', email: DEV_EMAIL, now }));
     if (!account) throw new Error('could not create the development account');
-    const issued = await issueApiKey(databases[databaseOfId(account.id)]!, account.id, { name: 'development', scope: 'read_write', expiresAt: null, now });
+    const database = found ? held! : databaseOfId(account.id);
+    const issued = await issueApiKey(databases[database]!, account.id, { name: 'development', scope: 'read_write', expiresAt: null, now, database });
     if (!issued) throw new Error('could not create the development key');
     const { key } = issued;
     mkdirSync('.wrangler/state', { recursive: true });
     writeFileSync(DEV_KEY_FILE, `${key}\n`, { mode: 0o600 });
-    console.log(`Seeded the development account ${DEV_EMAIL} and a key.`);
+    console.log(found ? `Issued a new key for the development account ${DEV_EMAIL}.` : `Seeded the development account ${DEV_EMAIL} and a key.`);
     return key;
   } finally {
     await dispose();
