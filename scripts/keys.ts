@@ -260,6 +260,12 @@ async function main(): Promise<void> {
       default:
         fail(`Unknown command ${command}`);
     }
+  } catch (error) {
+    // wrangler dev holds the same local SQLite files: a write at the same moment as one of its own is refused.
+    if (!values.remote && /SQLITE_BUSY|database is locked/.test(String(error instanceof Error ? `${error.message} ${String(error.cause)}` : error))) {
+      refuse('The local database was busy (npm start was writing to it at the same moment); run the command again.');
+    }
+    throw error;
   } finally {
     await dispose();
   }
