@@ -2,7 +2,7 @@
 // would be uploaded), and the raw baseline bundled and minified by the esbuild wrangler ships.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
 import { workerAliases } from '../../scripts/lib/worker-aliases.ts';
@@ -39,7 +39,9 @@ export interface BundleOptions {
   importsService?: boolean;
 }
 
-export function bundleOurs(outdir: string, { minify = true }: BundleOptions = {}, config = 'wrangler.toml'): Bundle {
+export function bundleOurs(relativeOutdir: string, { minify = true }: BundleOptions = {}, config = 'wrangler.toml'): Bundle {
+  // Absolute: wrangler reads --outdir from the config's folder (admin/ for the admin Worker's).
+  const outdir = resolve(relativeOutdir);
   rmSync(outdir, { recursive: true, force: true });
   const result = spawnSync(
     process.execPath,
