@@ -327,7 +327,7 @@ const moveDir = join(env.BENCH_STATE_DIR ?? (existsSync('/dev/shm') ? '/dev/shm'
 rmSync(moveDir, { recursive: true, force: true });
 mkdirSync(moveDir, { recursive: true });
 const moveRng = prng(73);
-const moved = await measureMove({ modules, stateDir: moveDir, scenarios: MOVE_SCENARIOS, statementsPerCall: MOVE_STATEMENTS, household: () => household(moveRng), call }).finally(() =>
+const moved = await measureMove({ modules, stateDir: moveDir, scenarios: MOVE_SCENARIOS, statementsPerCall: MOVE_STATEMENTS, admin: ADMIN_WORKER!, household: () => household(moveRng), call }).finally(() =>
   rmSync(moveDir, { recursive: true, force: true }),
 );
 const GB = 1e9;

@@ -29,12 +29,14 @@ export async function measureMove(options: {
   scenarios: number;
   /** The admin API's max_statements a call. */
   statementsPerCall: number;
+  /** The admin API's Worker (bundle.ts `bundleAdmin`), served behind the service's ADMIN binding. */
+  admin: string;
   household: () => unknown;
   call: Call;
 }): Promise<MoveFigures> {
   const { call } = options;
   const [scriptPath, ...rest] = options.modules;
-  const server = await startServer({ scriptPath: scriptPath!, modules: rest, stateDir: options.stateDir, databases: 3, bindings: { BENCH_D1_STATEMENT_MS: '0' } });
+  const server = await startServer({ scriptPath: scriptPath!, modules: rest, stateDir: options.stateDir, databases: 3, bindings: { BENCH_D1_STATEMENT_MS: '0' }, admin: options.admin });
   try {
     for (const name of databaseBindings(3)) await applyMigrations(await server.mf.getD1Database(name));
     const admin = (method: string, path: string, body?: unknown) => call(server.url, BINDINGS.ADMIN_TOKEN, method, path, body);
