@@ -17,12 +17,18 @@ const TRANSIENT = [
   'D1 DB is overloaded',
 ];
 
-/** True for an error D1 may not give again on the next try (drizzle or D1 may wrap it as `cause`). */
-export function isTransientD1Error(error: unknown): boolean {
+/** Whether the error, or one of the errors it wraps as `cause` (drizzle and D1 both wrap), says one of `texts`. */
+function saysAny(error: unknown, texts: readonly string[]): boolean {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    if (TRANSIENT.some((text) => e instanceof Error && e.message.includes(text))) return true;
+    const { message } = e;
+    if (texts.some((text) => message.includes(text))) return true;
   }
   return false;
+}
+
+/** True for an error D1 may not give again on the next try. */
+export function isTransientD1Error(error: unknown): boolean {
+  return saysAny(error, TRANSIENT);
 }
 
 /** D1 stayed unavailable through every retry; nothing the request asked for is half-done. */
@@ -45,10 +51,7 @@ const FULL = ['Exceeded maximum DB size', 'Exceeded maximum account storage', 'd
 
 /** True for D1's refusal of a write because the database (or the account's storage) is full. */
 export function isDatabaseFullError(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    if (FULL.some((text) => e instanceof Error && e.message.includes(text))) return true;
-  }
-  return false;
+  return saysAny(error, FULL);
 }
 
 /** D1 refused a write because its database is full; nothing of the batch was applied (507). */
