@@ -17,9 +17,10 @@ export default defineChange({
     upgrade(url) {
       const params = url.searchParams;
       const misspelt = params.getAll(MISSPELT_CURSOR);
-      const spelt = params.get('ending_before');
-      // Two different values are left for the newest list to refuse (once the key is judged).
-      if (misspelt.length !== 1 || (spelt !== null && spelt !== misspelt[0])) return;
+      const spelt = params.getAll('ending_before');
+      // Two different values, or either name repeated, are left for the newest list to refuse
+      // (once the key is judged): setting ending_before would drop the repeats it refuses.
+      if (misspelt.length !== 1 || spelt.length > 1 || (spelt.length === 1 && spelt[0] !== misspelt[0])) return;
       params.delete(MISSPELT_CURSOR);
       params.set('ending_before', misspelt[0]!);
     },
